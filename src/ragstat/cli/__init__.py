@@ -1,0 +1,57 @@
+"""The `ragstat` command line: one module per verb, errors as one line on stderr."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from ragstat.cli import demo, interval
+from ragstat.errors import RagstatError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="ragstat",
+    help="Honest, document-clustered uncertainty for retrieval and RAG evaluation.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("interval")(interval.interval)
+app.command("demo")(demo.demo)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: user errors → exit 2 with one line; internal errors → exit 1."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except RagstatError as exc:
+        print(f"ragstat: error: {exc}", file=sys.stderr)
+        return 2
+    except (typer.Exit, SystemExit) as exc:
+        code = getattr(exc, "exit_code", getattr(exc, "code", 0))
+        return int(code or 0)
+    except Exception as exc:  # click usage errors and genuine bugs
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return 2
+        if isinstance(exc, click.exceptions.Abort):
+            print("ragstat: aborted", file=sys.stderr)
+            return 1
+        if os.environ.get("RAGSTAT_DEBUG"):
+            raise
+        print(
+            f"ragstat: internal error: {type(exc).__name__}: {exc} "
+            "(set RAGSTAT_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""Readable terminal tables for an `IntervalReport`."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ragstat.inference.results import IntervalReport
+
+_DESCRIBE = {
+    "micro": "micro — rate of a random query (Σs / Σn)",
+    "macro": "macro — rate in a typical document (mean of r_d)",
+}
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def print_report(report: IntervalReport, source: str, console: Console | None = None) -> None:
+    console = console or Console()
+    console.print(
+        f"[bold]{source}[/]  score [bold]{report.score}[/]  K = {report.K} documents, "
+        f"N = {report.N} queries, level {report.level:.0%}, seed {report.seed}"
+    )
+    for est in report.estimands.values():
+        table = Table(title=f"{_DESCRIBE[est.estimand]}: {est.estimate:.4f}", title_justify="left")
+        for col in ("method", "lower", "upper", "width", "se", "df", "note"):
+            table.add_column(col, justify="left" if col in ("method", "note") else "right")
+        for iv in est.intervals:
+            name = iv.method + (" ★" if iv.method == est.recommended else "")
+            note = "naive (queries iid)" if iv.naive else ""
+            if not iv.available:
+                note = f"unavailable: {iv.reason}"
+            elif iv.discarded:
+                note = f"{iv.discarded} replicates discarded"
+            table.add_row(
+                f"[dim]{name}[/]" if iv.naive else name,
+                _num(iv.lower),
+                _num(iv.upper),
+                _num(iv.width),
+                _num(iv.se),
+                _num(iv.df, 2),
+                note,
+            )
+        console.print(table)
+    d = report.diagnostics
+    console.print(
+        f"ICC {_num(d.icc, 3)}  DEFF {_num(d.deff, 1)}  N/DEFF {_num(d.n_eff, 0)}  "
+        f"lag-1 autocorrelation {_num(d.lag1_autocorrelation, 3)}  "
+        f"docs at rate 0: {d.share_rate0:.1%}, at 1: {d.share_rate1:.1%}  "
+        f"chunks/doc median {d.chunks_median:g}, top 10 % hold {d.chunks_top10_share:.0%}"
+    )
+    console.print("★ recommended by seed 000's method guide")
+    for w in report.warnings:
+        console.print(f"[yellow]warning:[/] {w}")

@@ -1,0 +1,157 @@
+"""Resampling intervals: document bootstrap (percentile, t) and the naive query bootstrap."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragstat.inference.bootstrap import (
+    DocBootstrap,
+    doc_bootstrap,
+    query_bootstrap_binary,
+    query_bootstrap_values,
+)
+from ragstat.inference.methods import QUERY_RESAMPLE_BUDGET, Sample
+from ragstat.inference.results import Interval
+from ragstat.inference.variance import se_cr1, se_t_rates
+
+__all__ = ["doc_bootstrap_intervals", "query_bootstrap"]
+
+
+def _quantiles(values: np.ndarray, alpha: float) -> tuple[float, float]:
+    lo, hi = np.quantile(values, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)
+
+
+def _percentile(x: Sample, estimand: str, draws: DocBootstrap) -> Interval:
+    theta = x.estimate(estimand)
+    if np.ptp(draws.theta) <= x.tol():
+        return Interval.unavailable(
+            "doc_bootstrap_percentile",
+            estimand,
+            theta,
+            x.level,
+            "percentile",
+            "every bootstrap replicate has the same estimate (no between-document variation)",
+        )
+    lo, hi = _quantiles(draws.theta, x.alpha)
+    f = np.sqrt(x.fpc)  # shrink deviations from θ̂ by √(1 − K/M)
+    return Interval(
+        "doc_bootstrap_percentile",
+        estimand,
+        theta,
+        theta + f * (lo - theta),
+        theta + f * (hi - theta),
+        x.level,
+        "percentile",
+        se=float(np.std(draws.theta, ddof=1)) * f,
+        fpc=x.fpc if x.fpc < 1 else None,
+        replicates=x.reps,
+        discarded=0,
+    )
+
+
+def _bootstrap_t(x: Sample, estimand: str, draws: DocBootstrap) -> Interval:
+    theta = x.estimate(estimand)
+    if estimand == "macro":
+        se = se_t_rates(x.s / x.n)
+    else:
+        se = se_cr1(x.s - theta * x.n, x.N)
+    ok = draws.se > x.tol()
+    discarded = int(x.reps - ok.sum())
+    if not ok.any() or se <= x.tol():
+        iv = Interval.unavailable(
+            "doc_bootstrap_t",
+            estimand,
+            theta,
+            x.level,
+            "bootstrap-t",
+            f"all {x.reps} bootstrap replicates have zero standard error: interval unavailable",
+        )
+        return _with_counts(iv, x.reps, discarded)
+    t = (draws.theta[ok] - theta) / draws.se[ok]
+    q_lo, q_hi = _quantiles(t, x.alpha)
+    se = se * np.sqrt(x.fpc)
+    return Interval(
+        "doc_bootstrap_t",
+        estimand,
+        theta,
+        theta - q_hi * se,
+        theta - q_lo * se,
+        x.level,
+        "bootstrap-t",
+        se=float(se),
+        fpc=x.fpc if x.fpc < 1 else None,
+        replicates=x.reps,
+        discarded=discarded,
+    )
+
+
+def _with_counts(iv: Interval, reps: int, discarded: int) -> Interval:
+    from dataclasses import replace
+
+    return replace(iv, replicates=reps, discarded=discarded)
+
+
+def doc_bootstrap_intervals(
+    x: Sample, estimand: str, rng: np.random.Generator, methods: set[str]
+) -> list[Interval]:
+    """Percentile and/or bootstrap-t from one set of document resamples."""
+    draws = doc_bootstrap(x.n, x.s, estimand, x.reps, rng)
+    out = []
+    if "doc_bootstrap_percentile" in methods:
+        out.append(_percentile(x, estimand, draws))
+    if "doc_bootstrap_t" in methods:
+        out.append(_bootstrap_t(x, estimand, draws))
+    return out
+
+
+def query_bootstrap(x: Sample, estimand: str, rng: np.random.Generator) -> Interval:
+    """Naive percentile bootstrap over queries (micro: all queries; macro: within documents)."""
+    theta = x.estimate(estimand)
+    if x.binary:
+        reps = query_bootstrap_binary(x.n, x.s, estimand, x.reps, rng)
+    elif x.query_scores is None:
+        return Interval.unavailable(
+            "query_bootstrap",
+            estimand,
+            theta,
+            x.level,
+            "percentile",
+            "non-binary scores need the per-query values (not available from document sums)",
+        )
+    elif x.reps * x.N > QUERY_RESAMPLE_BUDGET:
+        return Interval.unavailable(
+            "query_bootstrap",
+            estimand,
+            theta,
+            x.level,
+            "percentile",
+            f"resampling {x.reps} × {int(x.N)} query scores exceeds the budget; "
+            "this naive method is shown for contrast only (see wald_iid)",
+        )
+    else:
+        qs = x.query_scores
+        reps = query_bootstrap_values(qs.doc_index, qs.y, x.n, estimand, x.reps, rng)
+    if np.ptp(reps) <= x.tol():
+        return Interval.unavailable(
+            "query_bootstrap",
+            estimand,
+            theta,
+            x.level,
+            "percentile",
+            "every replicate has the same estimate",
+        )
+    lo, hi = _quantiles(reps, x.alpha)
+    return Interval(
+        "query_bootstrap",
+        estimand,
+        theta,
+        lo,
+        hi,
+        x.level,
+        "percentile",
+        se=float(np.std(reps, ddof=1)),
+        naive=True,
+        replicates=x.reps,
+        discarded=0,
+    )

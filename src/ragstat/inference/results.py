@@ -1,0 +1,170 @@
+"""Frozen result types shared by every inference routine."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+__all__ = [
+    "METHODS",
+    "NAIVE_METHODS",
+    "Diagnostics",
+    "EstimandResult",
+    "Interval",
+    "IntervalReport",
+]
+
+#: Stable method names used in JSON and reports (DESIGN.md).
+METHODS = (
+    "wald_iid",
+    "query_bootstrap",
+    "cr1",
+    "cr2_bm",
+    "cr2_ik",
+    "t_rates",
+    "doc_bootstrap_percentile",
+    "doc_bootstrap_t",
+    "wald_effective_n",
+    "logit",
+)
+#: Methods that treat queries as independent: shown only for contrast.
+NAIVE_METHODS = frozenset({"wald_iid", "query_bootstrap"})
+
+
+def _clean(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A two-sided interval for one estimand by one method.
+
+    ``available`` is False when the method cannot produce an interval on this
+    sample (``reason`` says why); lower/upper are then None. Bootstrap methods
+    report how many ``replicates`` were drawn and how many were ``discarded``.
+    """
+
+    method: str
+    estimand: str
+    estimate: float
+    lower: float | None
+    upper: float | None
+    level: float
+    reference: str
+    se: float | None = None
+    df: float | None = None
+    naive: bool = False
+    available: bool = True
+    reason: str | None = None
+    fpc: float | None = None
+    replicates: int | None = None
+    discarded: int | None = None
+
+    @classmethod
+    def unavailable(
+        cls, method: str, estimand: str, estimate: float, level: float, reference: str, reason: str
+    ) -> Interval:
+        return cls(
+            method=method,
+            estimand=estimand,
+            estimate=estimate,
+            lower=None,
+            upper=None,
+            level=level,
+            reference=reference,
+            naive=method in NAIVE_METHODS,
+            available=False,
+            reason=reason,
+        )
+
+    @property
+    def width(self) -> float | None:
+        if self.lower is None or self.upper is None:
+            return None
+        return self.upper - self.lower
+
+    def covers(self, value: float) -> bool | None:
+        if self.lower is None or self.upper is None:
+            return None
+        return self.lower <= value <= self.upper
+
+    def to_dict(self) -> dict:
+        out = {k: _clean(v) for k, v in asdict(self).items()}
+        out["width"] = _clean(self.width)
+        return out
+
+
+@dataclass(frozen=True)
+class EstimandResult:
+    """All intervals for one estimand (micro or macro) and the method seed 000 recommends."""
+
+    estimand: str
+    estimate: float
+    intervals: tuple[Interval, ...]
+    recommended: str | None = None
+
+    def get(self, method: str) -> Interval:
+        for iv in self.intervals:
+            if iv.method == method:
+                return iv
+        raise KeyError(f"method {method!r} was not computed for {self.estimand}")
+
+    def to_dict(self) -> dict:
+        return {
+            "estimate": self.estimate,
+            "recommended": self.recommended,
+            "intervals": [iv.to_dict() for iv in self.intervals],
+        }
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Explain, never replace, the clustered calculation (seed 000, "what to report")."""
+
+    icc: float | None
+    deff: float | None
+    n_eff: float | None
+    chunks_mean: float
+    chunks_cv: float
+    chunks_median: float
+    chunks_top10_share: float
+    share_rate0: float
+    share_rate1: float
+    lag1_autocorrelation: float | None
+    moulton_rho: float | None
+    moulton_sigma2: float | None
+
+    def to_dict(self) -> dict:
+        return {k: _clean(v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class IntervalReport:
+    """Everything `ragstat interval` computes for one score."""
+
+    score: str
+    K: int
+    N: int
+    level: float
+    seed: int | None
+    population: int | None
+    bootstrap_reps: int
+    estimands: dict[str, EstimandResult]
+    diagnostics: Diagnostics
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict:
+        return {
+            "score": self.score,
+            "K": self.K,
+            "N": self.N,
+            "level": self.level,
+            "seed": self.seed,
+            "population": self.population,
+            "bootstrap_reps": self.bootstrap_reps,
+            "estimands": {k: v.to_dict() for k, v in self.estimands.items()},
+            "diagnostics": self.diagnostics.to_dict(),
+            "warnings": list(self.warnings),
+        }

@@ -1,0 +1,110 @@
+"""Aggregate per-query scores held in memory (numpy arrays, pandas) to `DocStats`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragstat.errors import InputError
+from ragstat.records.docstats import DocStats, LagSums
+
+__all__ = ["aggregate_arrays", "aggregate_frame", "lag_sums"]
+
+
+def _check_scores(y: np.ndarray, doc_id: np.ndarray, score: str) -> None:
+    bad = ~np.isfinite(y)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"score {score!r} has {int(bad.sum())} non-finite value(s) (NaN or inf); "
+            f"first at row {i} (document {doc_id[i]!r}): fix or remove them explicitly"
+        )
+
+
+def lag_sums(codes: np.ndarray, y: np.ndarray, position: np.ndarray, K: int) -> LagSums:
+    """Lag-1 sums over neighbouring queries of the same document (ordered by position)."""
+    order = np.lexsort((position, codes))
+    c_sorted, y_sorted = codes[order], y[order]
+    same = c_sorted[1:] == c_sorted[:-1]
+    left, right, doc = y_sorted[:-1][same], y_sorted[1:][same], c_sorted[1:][same]
+    return LagSums(
+        c=np.bincount(doc, weights=left * right, minlength=K),
+        a=np.bincount(doc, weights=left + right, minlength=K),
+        p=np.bincount(doc, minlength=K).astype(np.float64),
+    )
+
+
+def aggregate_arrays(
+    doc_id: object,
+    y: object,
+    *,
+    stratum: object | None = None,
+    position: object | None = None,
+    score: str = "score",
+) -> DocStats:
+    """Aggregate per-query scores ``y`` clustered by ``doc_id`` to per-document sums.
+
+    Documents are sorted by id. ``stratum`` must be constant
+    within a document; ``position`` (order of the query inside its document)
+    enables the lag-1 autocorrelation diagnostic.
+    """
+    doc_id = np.asarray(doc_id)
+    try:
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"score {score!r} is not numeric: {exc}") from None
+    if doc_id.ndim != 1 or y.shape != doc_id.shape:
+        raise InputError("doc_id and scores must be one-dimensional arrays of equal length")
+    if y.size == 0:
+        raise InputError("no rows: the per-query table is empty")
+    _check_scores(y, doc_id, score)
+    uniq, codes = np.unique(doc_id.astype(str), return_inverse=True)
+    K = uniq.size
+    n = np.bincount(codes, minlength=K).astype(np.float64)
+    s = np.bincount(codes, weights=y, minlength=K)
+    q = np.bincount(codes, weights=y * y, minlength=K)
+    strata = None
+    if stratum is not None:
+        strata = _doc_strata(np.asarray(stratum).astype(str), codes, K, uniq)
+    lag = None
+    if position is not None:
+        lag = lag_sums(codes, y, np.asarray(position), K)
+    binary = bool(np.all((y == 0) | (y == 1)))
+    return DocStats(doc_id=uniq, n=n, s=s, q=q, binary=binary, stratum=strata, lag=lag, score=score)
+
+
+def _doc_strata(stratum: np.ndarray, codes: np.ndarray, K: int, ids: np.ndarray) -> np.ndarray:
+    levels, scodes = np.unique(stratum, return_inverse=True)
+    per_doc = np.empty(K, dtype=np.int64)
+    per_doc[codes] = scodes  # last write wins; any disagreement shows below
+    clash = per_doc[codes] != scodes
+    if clash.any():
+        bad = ids[codes[int(np.flatnonzero(clash)[0])]]
+        raise InputError(f"document {bad!r} has more than one stratum; strata must be per document")
+    return levels[per_doc].astype(object)
+
+
+def aggregate_frame(
+    frame,
+    *,
+    cluster: str = "doc_id",
+    score: str,
+    stratum: str | None = None,
+    position: str | None = None,
+) -> DocStats:
+    """Aggregate a pandas DataFrame with one row per query."""
+    missing = [c for c in (cluster, score, stratum, position) if c and c not in frame.columns]
+    if missing:
+        raise InputError(f"column(s) {missing} not found; available columns: {list(frame.columns)}")
+    if frame[cluster].isna().any():
+        raise InputError(f"column {cluster!r} has missing values: every query needs a document")
+    try:
+        y = frame[score].to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        raise InputError(f"score column {score!r} is not numeric") from None
+    return aggregate_arrays(
+        frame[cluster].astype(str).to_numpy(),
+        y,
+        stratum=None if stratum is None else frame[stratum].to_numpy(),
+        position=None if position is None else frame[position].to_numpy(),
+        score=score,
+    )

@@ -1,0 +1,126 @@
+"""`DocStats`: one row per document, the sufficient statistics of seed 000, step 1.
+
+For a per-query score y grouped by its sampling unit d (the document):
+
+    n_d = number of queries,  s_d = Σ y,  q_d = Σ y²
+
+and, when the queries carry a ``position`` within their document, the lag-1
+sums over neighbouring queries (consecutive positions) of the same document:
+
+    c_d = Σ y_i y_{i+1},  a_d = Σ (y_i + y_{i+1}),  p_d = number of pairs
+
+which give the within-document residual autocorrelation without the raw rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragstat.errors import InputError
+
+__all__ = ["DocStats", "LagSums"]
+
+
+def _as_float(name: str, values: object, K: int) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.shape != (K,):
+        raise InputError(f"DocStats.{name} must have one value per document ({K}), got {arr.shape}")
+    if not np.isfinite(arr).all():
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise InputError(f"DocStats.{name} has a non-finite value at document index {bad}")
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class LagSums:
+    """Per-document lag-1 sums over neighbouring queries (see module docstring)."""
+
+    c: np.ndarray
+    a: np.ndarray
+    p: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class DocStats:
+    """Per-document sufficient statistics for one score.
+
+    ``binary`` records whether every per-query score was 0 or 1 (then q = s and
+    the naive query-level methods have exact binomial forms).
+    """
+
+    doc_id: np.ndarray
+    n: np.ndarray
+    s: np.ndarray
+    q: np.ndarray
+    binary: bool = False
+    stratum: np.ndarray | None = None
+    lag: LagSums | None = None
+    score: str = "score"
+
+    def __post_init__(self) -> None:
+        doc_id = np.asarray(self.doc_id).astype(str).astype(object)
+        K = doc_id.shape[0]
+        if doc_id.ndim != 1:
+            raise InputError("DocStats.doc_id must be one-dimensional")
+        if len(set(doc_id.tolist())) != K:
+            raise InputError("DocStats.doc_id has duplicate document ids")
+        object.__setattr__(self, "doc_id", doc_id)
+        for name in ("n", "s", "q"):
+            object.__setattr__(self, name, _as_float(name, getattr(self, name), K))
+        if np.any(self.n <= 0):
+            bad = int(np.flatnonzero(self.n <= 0)[0])
+            raise InputError(
+                f"document {doc_id[bad]!r} has n = {self.n[bad]:g}; every document needs n_d > 0"
+            )
+        if np.any(self.n != np.round(self.n)):
+            bad = int(np.flatnonzero(self.n != np.round(self.n))[0])
+            raise InputError(
+                f"document {doc_id[bad]!r} has a non-integer query count n = {self.n[bad]}"
+            )
+        if self.stratum is not None:
+            strata = np.asarray(self.stratum).astype(str).astype(object)
+            if strata.shape != (K,):
+                raise InputError("DocStats.stratum must have one value per document")
+            object.__setattr__(self, "stratum", strata)
+
+    @property
+    def K(self) -> int:
+        """Number of documents (the sample size)."""
+        return int(self.n.shape[0])
+
+    @property
+    def N(self) -> float:
+        """Number of queries, Σ n_d (a weight, never the sample size)."""
+        return float(self.n.sum())
+
+    @property
+    def r(self) -> np.ndarray:
+        """Per-document rates r_d = s_d / n_d."""
+        return self.s / self.n
+
+    def subset(self, index: np.ndarray) -> DocStats:
+        """The documents at ``index`` (integer positions or a boolean mask)."""
+        lag = self.lag
+        if lag is not None:
+            lag = LagSums(c=lag.c[index], a=lag.a[index], p=lag.p[index])
+        return DocStats(
+            doc_id=self.doc_id[index],
+            n=self.n[index],
+            s=self.s[index],
+            q=self.q[index],
+            binary=self.binary,
+            stratum=None if self.stratum is None else self.stratum[index],
+            lag=lag,
+            score=self.score,
+        )
+
+    def to_frame(self):
+        """A pandas DataFrame with one row per document."""
+        import pandas as pd
+
+        cols = {"doc_id": self.doc_id, "n": self.n, "s": self.s, "q": self.q}
+        if self.stratum is not None:
+            cols["stratum"] = self.stratum
+        return pd.DataFrame(cols)
