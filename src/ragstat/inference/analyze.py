@@ -122,7 +122,7 @@ def analyze(
     return IntervalReport(
         score=stats.score,
         K=stats.K,
-        N=int(round(stats.N)),
+        N=round(stats.N),
         level=level,
         seed=seed,
         population=population,

@@ -84,7 +84,7 @@ def query_bootstrap_binary(
 ) -> np.ndarray:
     """Exact query-bootstrap replicates for 0/1 scores via binomial identities."""
     if estimand == "micro":
-        N = int(round(n.sum()))
+        N = round(n.sum())
         return rng.binomial(N, s.sum() / n.sum(), size=reps) / N
     K = n.shape[0]
     ni = np.round(n).astype(np.int64)

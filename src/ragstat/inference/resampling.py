@@ -52,10 +52,7 @@ def _percentile(x: Sample, estimand: str, draws: DocBootstrap) -> Interval:
 
 def _bootstrap_t(x: Sample, estimand: str, draws: DocBootstrap) -> Interval:
     theta = x.estimate(estimand)
-    if estimand == "macro":
-        se = se_t_rates(x.s / x.n)
-    else:
-        se = se_cr1(x.s - theta * x.n, x.N)
+    se = se_t_rates(x.s / x.n) if estimand == "macro" else se_cr1(x.s - theta * x.n, x.N)
     ok = draws.se > x.tol()
     discarded = int(x.reps - ok.sum())
     if not ok.any() or se <= x.tol():
