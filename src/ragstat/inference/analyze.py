@@ -95,6 +95,7 @@ def analyze(
     wanted = set(METHODS if methods is None else methods)
     _check_args(level, bootstrap_reps, wanted, estimands)
     check_documents(stats.K)
+    stats, query_scores = _canonical_order(stats, query_scores)
     fpc = fpc_factor(stats.K, population)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
@@ -131,6 +132,21 @@ def analyze(
         diagnostics=diag,
         warnings=tuple(_warnings(stats, results, population)),
     )
+
+
+def _canonical_order(
+    stats: DocStats, qs: QueryScores | None
+) -> tuple[DocStats, QueryScores | None]:
+    """Sort documents by id so results never depend on input order (bootstrap included)."""
+    perm = np.argsort(stats.doc_id.astype(str), kind="stable")
+    if qs is not None:
+        counts = np.bincount(qs.doc_index, minlength=stats.K)
+        if qs.y.shape != qs.doc_index.shape or not np.array_equal(counts, stats.n):
+            raise InputError("query_scores do not match the document counts n_d of stats")
+        inverse = np.empty_like(perm)
+        inverse[perm] = np.arange(perm.size)
+        qs = QueryScores(doc_index=inverse[qs.doc_index], y=qs.y)
+    return stats.subset(perm), qs
 
 
 def _intervals(x: m.Sample, estimand: str, wanted: set[str], seed: int) -> list[Interval]:

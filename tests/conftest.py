@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture
+def shared() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip("../shared is absent")
+    return SHARED
+
+
+def unequal_design(rng: np.random.Generator, K: int, binary: bool = True, max_n: int = 60):
+    """Per-query arrays (doc ids, scores, positions) with unequal document sizes."""
+    n = rng.integers(1, max_n, K)
+    doc = np.repeat(np.array([f"d{i:04d}" for i in range(K)]), n)
+    p = np.repeat(rng.beta(0.8, 2.5, K), n)
+    y = (rng.random(n.sum()) < p).astype(float) if binary else rng.random(n.sum()) * p
+    pos = np.concatenate([np.arange(k) for k in n])
+    return doc, y, pos
