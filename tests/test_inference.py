@@ -99,7 +99,9 @@ def test_finite_population_correction(sample):
     fpc = analyze(st, seed=1, bootstrap_reps=200, population=4 * st.K)
     f = np.sqrt(1 - 0.25)
     for est, name in (("micro", "cr2_bm"), ("micro", "cr1"), ("macro", "t_rates")):
-        assert fpc.estimands[est].get(name).se == pytest.approx(f * base.estimands[est].get(name).se)
+        assert fpc.estimands[est].get(name).se == pytest.approx(
+            f * base.estimands[est].get(name).se
+        )
         assert fpc.estimands[est].get(name).fpc == pytest.approx(0.75)
     naive = fpc.estimands["micro"].get("wald_iid")
     assert naive.se == base.estimands["micro"].get("wald_iid").se
@@ -141,7 +143,7 @@ def test_nonbinary_query_bootstrap_without_values_is_unavailable(sample):
 
 
 def test_icc_deff_and_autocorrelation_by_definition(sample):
-    doc, y, pos, st = sample
+    doc, y, _, st = sample
     codes = np.searchsorted(st.doc_id.astype(str), doc)
     K, N = st.K, y.size
     rd = st.r[codes]
