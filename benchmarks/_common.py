@@ -19,11 +19,15 @@ _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 
 
+_process_peak_mib = 0.0  # high-water marks seen before each reset (a reset lowers ru_maxrss too)
+
+
 def peak_rss_mib() -> float:
-    """Peak resident set size of this process so far (getrusage; monotone)."""
+    """Peak resident set size of this process so far (getrusage, plus marks seen before resets)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     # Linux reports KiB, macOS bytes.
-    return peak / 1024 / 1024 if sys.platform == "darwin" else peak / 1024
+    peak = peak / 1024 / 1024 if sys.platform == "darwin" else peak / 1024
+    return max(peak, _process_peak_mib)
 
 
 def _status_kib(field: str) -> float | None:
@@ -37,7 +41,12 @@ def _status_kib(field: str) -> float | None:
 
 
 def reset_phase_peak() -> bool:
-    """Reset the kernel's high-water mark (Linux ≥ 4.0) so a phase's own peak can be read."""
+    """Reset the kernel's high-water mark (Linux ≥ 4.0) so a phase's own peak can be read.
+
+    The reset also lowers getrusage's ru_maxrss, so the mark is remembered first.
+    """
+    global _process_peak_mib
+    _process_peak_mib = peak_rss_mib()
     try:
         _CLEAR_REFS.write_text("5")
     except OSError:

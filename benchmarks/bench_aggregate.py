@@ -40,9 +40,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from _common import machine_line, peak_rss_mib, timed
 
 import ragstat
+from _common import machine_line, peak_rss_mib, timed
 
 DATA_DIR = Path(__file__).resolve().parent / "_data"
 ALL_METHODS = (
@@ -86,9 +86,7 @@ def _cumcount(codes: np.ndarray) -> np.ndarray:
     return out
 
 
-def make_table(
-    path: Path, N: int, K: int, *, sigma: float, chunk: int, seed: int
-) -> None:
+def make_table(path: Path, N: int, K: int, *, sigma: float, chunk: int, seed: int) -> None:
     """Write the synthetic per-query file in row groups of ``chunk`` rows."""
     rng = np.random.default_rng(seed)
     sizes = doc_sizes(K, N, sigma, rng)
@@ -147,8 +145,7 @@ def ensure_data(N: int, K: int, *, sigma: float, seed: int, rebuild: bool) -> Pa
     if proc.exitcode != 0:
         raise SystemExit(f"data generation failed (exit code {proc.exitcode})")
     print(
-        f"data: written in {time.perf_counter() - t0:.1f} s "
-        f"({path.stat().st_size / 2**20:.0f} MiB)"
+        f"data: written in {time.perf_counter() - t0:.1f} s ({path.stat().st_size / 2**20:.0f} MiB)"
     )
     return path
 
@@ -186,12 +183,33 @@ def duckdb_dup_check(path: Path):
     con = duckdb.connect()
     try:
         sql = (
-            "SELECT query_id, count(*) FROM read_parquet(?) "
-            "GROUP BY 1 HAVING count(*) > 1 LIMIT 3"
+            "SELECT query_id, count(*) FROM read_parquet(?) GROUP BY 1 HAVING count(*) > 1 LIMIT 3"
         )
         return con.execute(sql, [str(path)]).fetchall()
     finally:
         con.close()
+
+
+def _split_query_bootstrap_macro(stats, reps: int) -> None:
+    """Line split of the macro branch of query_bootstrap_binary, timed on its own."""
+    from ragstat.inference.bootstrap import BLOCK_ELEMENTS
+
+    n, s, K = stats.n, stats.s, stats.K
+    ni, p = np.round(n).astype(np.int64), s / n
+    b = min(reps, max(1, BLOCK_ELEMENTS // K))
+    rng = np.random.default_rng(1)
+    t0 = time.perf_counter()
+    draws = rng.binomial(ni, p, size=(b, K))
+    t1 = time.perf_counter()
+    (draws / n).mean(axis=1)
+    t2 = time.perf_counter()
+    scale = reps / b
+    print(
+        f"  macro query_bootstrap lines, one block of {b} x {K} scaled to {reps:,} replicates:\n"
+        f"    rng.binomial(ni, p, size=(b, K))  {scale * (t1 - t0):8.3f} s "
+        f"({(t1 - t0) / draws.size * 1e9:.0f} ns per draw, mean n_d = {n.mean():.0f})\n"
+        f"    (draws / n).mean(axis=1)          {scale * (t2 - t1):8.3f} s"
+    )
 
 
 def profile_analyze(stats, reps: int, top: int) -> None:
@@ -206,6 +224,7 @@ def profile_analyze(stats, reps: int, top: int) -> None:
             stats, methods=["query_bootstrap"], estimands=[estimand], bootstrap_reps=reps, seed=1
         )
         print(f"  query_bootstrap, {estimand:<15s} {time.perf_counter() - t0:8.3f} s")
+    _split_query_bootstrap_macro(stats, reps)
     prof = cProfile.Profile()
     prof.enable()
     ragstat.analyze(stats, bootstrap_reps=reps, seed=1)
@@ -225,7 +244,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rows", type=int, help="rows (default 10,000,000; quick 200,000)")
     ap.add_argument("--docs", type=int, help="documents K (default 20,000; quick 2,000)")
     ap.add_argument("--sigma", type=float, default=1.5, help="lognormal sigma of document sizes")
-    ap.add_argument("--reps", type=int, default=9_999, help="bootstrap replicates for analyze")
+    ap.add_argument("--reps", type=int, help="bootstrap replicates (default 9,999; quick 999)")
     ap.add_argument("--repeat", type=int, help="timed runs per aggregation (default 3; quick 1)")
     ap.add_argument("--seed", type=int, default=20240611, help="data-generation seed")
     ap.add_argument("--rebuild", action="store_true", help="regenerate the cached data file")
@@ -236,6 +255,7 @@ def main(argv: list[str] | None = None) -> None:
     N = args.rows or (200_000 if args.quick else 10_000_000)
     K = args.docs or (2_000 if args.quick else 20_000)
     repeat = args.repeat or (1 if args.quick else 3)
+    args.reps = args.reps or (999 if args.quick else 9_999)
     print(f"bench_aggregate: N = {N:,} rows, K = {K:,} documents, {args.reps:,} replicates")
     print(machine_line())
 
@@ -284,13 +304,16 @@ def main(argv: list[str] | None = None) -> None:
     # Same answer?
     b = base.result
     same = np.array_equal(b.index.to_numpy(dtype=str), stats.doc_id.astype(str)) and (
-        np.array_equal(b["size"].to_numpy(), stats.n) and np.array_equal(b["sum"].to_numpy(), stats.s)
+        np.array_equal(b["size"].to_numpy(), stats.n)
+        and np.array_equal(b["sum"].to_numpy(), stats.s)
     )
 
     print("\nratios (baseline / ragstat; > 1 means ragstat is faster)")
     print(f"  (c)  / (a)   pandas minimal  vs aggregate_file      {base.best / agg.best:6.2f}x")
     print(f"  (c') / (a)   pandas + dup check vs aggregate_file   {base_dup.best / agg.best:6.2f}x")
-    print(f"  (c)  / (a')  pandas minimal  vs aggregate, no check {base.best / agg_nodup.best:6.2f}x")
+    print(
+        f"  (c)  / (a')  pandas minimal  vs aggregate, no check {base.best / agg_nodup.best:6.2f}x"
+    )
     share = max(0.0, 1.0 - agg_nodup.best / agg.best)
     print(
         f"\nduplicate-query_id check: {share:.0%} of aggregate_file "
@@ -302,7 +325,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"analyze: {ana.best:.2f} s for K = {K:,}, B = {args.reps:,}")
     print(f"pandas baseline gives the same per-document n and s: {same}")
     print(
-        f"\npeak RSS (getrusage, whole process): after aggregation {rss_after_agg:.0f} MiB, "
+        f"\npeak RSS (getrusage, whole process, data generation excluded): after aggregation {rss_after_agg:.0f} MiB, "
         f"after analyze {rss_after_ragstat:.0f} MiB, after the pandas baseline {peak_rss_mib():.0f} MiB"
     )
 

@@ -127,7 +127,7 @@ def test_unreadable_files(tmp_path):
         )
     latin = tmp_path / "latin.csv"
     latin.write_bytes("doc_id,hit\nação,1\n".encode("latin-1"))
-    with pytest.raises(InputError, match=r"latin\.csv"):
+    with pytest.raises(InputError, match=r"latin\.csv.*not UTF-8"):
         aggregate_file(latin, score="hit")
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(b"not a parquet file")

@@ -64,9 +64,17 @@ def _connect(path: str | Path):
         con.execute("SELECT * FROM src LIMIT 0")
     except duckdb.Error as exc:
         con.close()
-        first = str(exc).strip().splitlines()[0]
-        raise InputError(f"{path}: cannot be read as {path.suffix} ({first})") from None
+        raise InputError(f"{path}: cannot be read as {path.suffix} ({_explain(exc)})") from None
     return con
+
+
+def _explain(exc: Exception) -> str:
+    """The informative part of a DuckDB error, on one line."""
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+    if any("not utf-8" in ln.lower() for ln in lines):
+        where = lines[0].split(":", 1)[-1].strip()
+        return f"{where}: the file is not UTF-8 encoded; convert it, e.g. iconv -f latin1 -t utf-8"
+    return lines[0] if lines else type(exc).__name__
 
 
 def table_columns(path: str | Path) -> list[str]:
@@ -84,8 +92,7 @@ def _run(con, path: Path, sql: str):
     try:
         return con.execute(sql)
     except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise InputError(f"{path}: {first}") from None
+        raise InputError(f"{path}: {_explain(exc)}") from None
 
 
 def _validate(con, path: Path, cols: dict[str, str | None], system: str | None) -> None:
@@ -194,17 +201,21 @@ def _aggregate(con, path: Path, cols: dict[str, str | None], system: str | None)
     d, y = _ident(cols["cluster"]), _ident(cols["score"])
     where = _system_filter(cols, system)
     strat = _ident(cols["stratum"]) if cols["stratum"] else "NULL"
-    con.execute(
+    _run(
+        con,
+        path,
         f"""CREATE TEMP TABLE rows AS SELECT CAST({d} AS VARCHAR) AS doc,
                 CAST({y} AS DOUBLE) AS y, CAST({strat} AS VARCHAR) AS stratum
                 {", " + _ident(cols["position"]) + " AS pos" if cols["position"] else ""}
-            FROM src {where}"""
+            FROM src {where}""",
     )
-    res = con.execute(
+    res = _run(
+        con,
+        path,
         """SELECT doc, count(*)::DOUBLE AS n, sum(y) AS s, sum(y * y) AS q,
                   bool_and(y = 0 OR y = 1) AS bin, min(stratum) AS smin,
                   count(DISTINCT stratum) AS sk
-           FROM rows GROUP BY doc ORDER BY doc"""
+           FROM rows GROUP BY doc ORDER BY doc""",
     ).fetchnumpy()
     doc_id = np.asarray(res["doc"], dtype=object)
     if cols["stratum"] and np.any(np.asarray(res["sk"]) > 1):
