@@ -25,9 +25,9 @@ import argparse
 import time
 
 import numpy as np
-from _common import machine_line, peak_rss_mib, timed
 
 import ragstat
+from _common import machine_line, peak_rss_mib, timed
 from ragstat.inference.bootstrap import doc_bootstrap
 
 
@@ -84,6 +84,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sigma", type=float, default=1.5, help="lognormal sigma of document sizes")
     ap.add_argument("--repeat", type=int, help="timed runs of the vectorised code (default 5)")
     ap.add_argument("--seed", type=int, default=7, help="data seed")
+    ap.add_argument(
+        "--block-sweep",
+        action="store_true",
+        help="also time doc_bootstrap with other BLOCK_ELEMENTS (patched in this process only)",
+    )
     args = ap.parse_args(argv)
 
     K = args.docs or (200 if args.quick else 1_000)
@@ -118,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
         loop = timed(
             f"{estimand}: Python loop, B={B_loop:,}",
             lambda est=estimand: loop_bootstrap(n, s, est, B_loop, np.random.default_rng(1)),
+            min(repeat, 3),
         )
         loop_scaled = loop.best * B / B_loop
         print(f"  {estimand}: Python loop scaled to B={B:,}{'':<19s} {loop_scaled:8.3f} s")
@@ -158,7 +164,35 @@ def main(argv: list[str] | None = None) -> None:
             f"  {est} doc_bootstrap_t: {iv.estimate:.4f} [{iv.lower:.4f}, {iv.upper:.4f}], "
             f"{iv.discarded} of {iv.replicates} replicates discarded"
         )
+    if args.block_sweep:
+        block_sweep(n, s, B, repeat)
     print(f"\npeak RSS (getrusage): {peak_rss_mib():.0f} MiB")
+
+
+def block_sweep(n: np.ndarray, s: np.ndarray, B: int, repeat: int) -> None:
+    """doc_bootstrap time against the block size (replicates x documents held at once)."""
+    import ragstat.inference.bootstrap as bt
+
+    default = bt.BLOCK_ELEMENTS
+    print(f"\nblock sweep: doc_bootstrap best of {repeat}, B = {B:,} (default {default:,})")
+    try:
+        for elements in (65_536, 262_144, 1_048_576, default, 16_777_216):
+            bt.BLOCK_ELEMENTS = elements
+            cells = []
+            for estimand in ("micro", "macro"):
+                times = []
+                for _ in range(repeat):
+                    t0 = time.perf_counter()
+                    doc_bootstrap(n, s, estimand, B, np.random.default_rng(1))
+                    times.append(time.perf_counter() - t0)
+                cells.append(f"{estimand} {min(times):6.3f} s")
+            mib = elements * 8 / 2**20
+            print(
+                f"  {elements:>12,} elements ({mib:6.1f} MiB per float64 temporary)  "
+                + "  ".join(cells)
+            )
+    finally:
+        bt.BLOCK_ELEMENTS = default
 
 
 if __name__ == "__main__":

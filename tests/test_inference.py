@@ -178,3 +178,27 @@ def test_bad_arguments(sample, kwargs, match):
 def test_fewer_than_two_documents():
     with pytest.raises(InputError, match="at least two documents"):
         analyze(aggregate_arrays(["a", "a"], [1.0, 0.0]))
+
+
+def test_macro_query_bootstrap_binary_matches_its_exact_moments(sample):
+    *_, st = sample
+    draws = query_bootstrap_binary(st.n, st.s, "macro", 20_000, np.random.default_rng(1))
+    r = st.r
+    assert draws.mean() == pytest.approx(r.mean(), abs=4 * np.sqrt(draws.var() / 20_000))
+    exact_sd = np.sqrt(np.sum(r * (1 - r) / st.n)) / st.K
+    assert np.std(draws) == pytest.approx(exact_sd, rel=0.03)
+
+
+def test_naive_query_bootstrap_replicates_are_budget_capped(sample, monkeypatch):
+    from ragstat.inference import resampling
+
+    *_, st = sample
+    monkeypatch.setattr(resampling, "BINOMIAL_BUDGET", 1000 * st.K)
+    rep = analyze(st, methods=["query_bootstrap"], seed=1, bootstrap_reps=9999)
+    iv = rep.estimands["macro"].get("query_bootstrap")
+    assert 999 <= iv.replicates < 9999
+    assert rep.estimands["micro"].get("query_bootstrap").replicates == 9999
+    assert any("budget-capped" in w for w in rep.warnings)
+    monkeypatch.setattr(resampling, "BINOMIAL_BUDGET", 10)
+    iv = analyze(st, methods=["query_bootstrap"]).estimands["macro"].get("query_bootstrap")
+    assert not iv.available and "budget" in iv.reason

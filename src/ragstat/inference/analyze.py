@@ -130,7 +130,7 @@ def analyze(
         bootstrap_reps=bootstrap_reps,
         estimands=results,
         diagnostics=diag,
-        warnings=tuple(_warnings(stats, results, population)),
+        warnings=tuple(_warnings(stats, results, population, bootstrap_reps)),
     )
 
 
@@ -165,7 +165,9 @@ def _intervals(x: m.Sample, estimand: str, wanted: set[str], seed: int) -> list[
     return [out[k] for k in APPLICABLE[estimand] if k in out]
 
 
-def _warnings(stats: DocStats, results: dict[str, EstimandResult], M: int | None) -> list[str]:
+def _warnings(
+    stats: DocStats, results: dict[str, EstimandResult], M: int | None, reps: int
+) -> list[str]:
     w = []
     if stats.K < 20:
         w.append(
@@ -176,6 +178,8 @@ def _warnings(stats: DocStats, results: dict[str, EstimandResult], M: int | None
         w.append(f"finite-population correction 1 − K/M = {1 - stats.K / M:.4f} applied (M = {M})")
     for est in results.values():
         for iv in est.intervals:
+            if iv.naive and iv.replicates and iv.replicates < reps:
+                w.append(f"{est.estimand} {iv.method}: {iv.replicates} replicates (budget-capped)")
             if iv.naive:
                 continue
             if not iv.available:

@@ -24,15 +24,20 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
+    "BINOMIAL_BUDGET",
     "BLOCK_ELEMENTS",
     "DocBootstrap",
+    "binomial_pairs",
     "doc_bootstrap",
     "query_bootstrap_binary",
     "query_bootstrap_values",
 ]
 
-#: Upper bound on replicate × document elements held at once (bounded memory).
-BLOCK_ELEMENTS = 4_000_000
+#: Replicate × document elements per block: bounded memory, cache-sized arrays.
+BLOCK_ELEMENTS = 262_144
+#: Most binomial draws (replicates × distinct random documents) for the naive
+#: macro query bootstrap; beyond it the replicate count is reduced and reported.
+BINOMIAL_BUDGET = 20_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,19 +87,37 @@ def doc_bootstrap(
 def query_bootstrap_binary(
     n: np.ndarray, s: np.ndarray, estimand: str, reps: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Exact query-bootstrap replicates for 0/1 scores via binomial identities."""
+    """Exact query-bootstrap replicates for 0/1 scores via binomial identities.
+
+    micro: Binomial(N, R)/N. macro: (1/K) Σ_d Binomial(n_d, r_d)/n_d; documents at
+    rate 0 or 1 are constant, and the m documents sharing one (n, s) pair add up
+    to a single Binomial(m·n, s/n) draw, so the cost is reps × distinct pairs.
+    """
     if estimand == "micro":
         N = round(n.sum())
         return rng.binomial(N, s.sum() / n.sum(), size=reps) / N
     K = n.shape[0]
-    ni = np.round(n).astype(np.int64)
-    p = s / n
-    out = np.empty(reps)
+    r = s / n
+    const = np.sum(r[(r == 0) | (r == 1)])
+    random = (r > 0) & (r < 1)
+    pairs, mult = np.unique(np.column_stack([n[random], s[random]]), axis=0, return_counts=True)
+    trials = np.round(pairs[:, 0] * mult).astype(np.int64)[:, None]
+    p, scale = (pairs[:, 1] / pairs[:, 0])[:, None], pairs[:, 0][:, None]
+    out = np.full(reps, const)
     start = 0
-    for b in _blocks(reps, K):
-        out[start : start + b] = (rng.binomial(ni, p, size=(b, K)) / n).mean(axis=1)
+    for b in _blocks(reps, max(len(pairs), 1)):
+        if len(pairs):
+            draws = rng.binomial(trials, p, size=(len(pairs), b)) / scale
+            out[start : start + b] += draws.sum(axis=0)
         start += b
-    return out
+    return out / K
+
+
+def binomial_pairs(n: np.ndarray, s: np.ndarray) -> int:
+    """Distinct (n, s) pairs of documents strictly between rate 0 and 1."""
+    r = s / n
+    random = (r > 0) & (r < 1)
+    return len(np.unique(np.column_stack([n[random], s[random]]), axis=0))
 
 
 def query_bootstrap_values(

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ragstat.inference.bootstrap import (
+    BINOMIAL_BUDGET,
     DocBootstrap,
+    binomial_pairs,
     doc_bootstrap,
     query_bootstrap_binary,
     query_bootstrap_values,
@@ -14,7 +16,10 @@ from ragstat.inference.methods import QUERY_RESAMPLE_BUDGET, Sample
 from ragstat.inference.results import Interval
 from ragstat.inference.variance import se_cr1, se_t_rates
 
-__all__ = ["doc_bootstrap_intervals", "query_bootstrap"]
+__all__ = ["MIN_NAIVE_REPS", "doc_bootstrap_intervals", "query_bootstrap"]
+
+#: Fewest replicates the naive query bootstrap is drawn with.
+MIN_NAIVE_REPS = 999
 
 
 def _quantiles(values: np.ndarray, alpha: float) -> tuple[float, float]:
@@ -102,34 +107,43 @@ def doc_bootstrap_intervals(
     return out
 
 
-def query_bootstrap(x: Sample, estimand: str, rng: np.random.Generator) -> Interval:
-    """Naive percentile bootstrap over queries (micro: all queries; macro: within documents)."""
-    theta = x.estimate(estimand)
+def _affordable_reps(x: Sample, estimand: str) -> tuple[int, str | None]:
+    """Replicates the naive query bootstrap can afford (it is shown for contrast only)."""
     if x.binary:
-        reps = query_bootstrap_binary(x.n, x.s, estimand, x.reps, rng)
+        cost, budget = (
+            (1, BINOMIAL_BUDGET)
+            if estimand == "micro"
+            else (max(binomial_pairs(x.n, x.s), 1), BINOMIAL_BUDGET)
+        )
     elif x.query_scores is None:
-        return Interval.unavailable(
-            "query_bootstrap",
-            estimand,
-            theta,
-            x.level,
-            "percentile",
-            "non-binary scores need the per-query values (not available from document sums)",
+        return 0, "non-binary scores need the per-query values (not available from document sums)"
+    else:
+        cost, budget = int(x.N), QUERY_RESAMPLE_BUDGET
+    reps = min(x.reps, budget // cost)
+    if reps < MIN_NAIVE_REPS:
+        return 0, (
+            f"resampling {int(x.N)} queries {MIN_NAIVE_REPS} times exceeds the budget; "
+            "this naive method is shown for contrast only (see wald_iid)"
         )
-    elif x.reps * x.N > QUERY_RESAMPLE_BUDGET:
-        return Interval.unavailable(
-            "query_bootstrap",
-            estimand,
-            theta,
-            x.level,
-            "percentile",
-            f"resampling {x.reps} × {int(x.N)} query scores exceeds the budget; "
-            "this naive method is shown for contrast only (see wald_iid)",
-        )
+    return reps, None
+
+
+def query_bootstrap(x: Sample, estimand: str, rng: np.random.Generator) -> Interval:
+    """Naive percentile bootstrap over queries (micro: all queries; macro: within documents).
+
+    Its cost grows with replicates × queries, so the replicate count is capped by a
+    budget (never below 999); the count actually drawn is reported.
+    """
+    theta = x.estimate(estimand)
+    reps, why = _affordable_reps(x, estimand)
+    if why is not None:
+        return Interval.unavailable("query_bootstrap", estimand, theta, x.level, "percentile", why)
+    if x.binary:
+        draws = query_bootstrap_binary(x.n, x.s, estimand, reps, rng)
     else:
         qs = x.query_scores
-        reps = query_bootstrap_values(qs.doc_index, qs.y, x.n, estimand, x.reps, rng)
-    if np.ptp(reps) <= x.tol():
+        draws = query_bootstrap_values(qs.doc_index, qs.y, x.n, estimand, reps, rng)
+    if np.ptp(draws) <= x.tol():
         return Interval.unavailable(
             "query_bootstrap",
             estimand,
@@ -138,7 +152,7 @@ def query_bootstrap(x: Sample, estimand: str, rng: np.random.Generator) -> Inter
             "percentile",
             "every replicate has the same estimate",
         )
-    lo, hi = _quantiles(reps, x.alpha)
+    lo, hi = _quantiles(draws, x.alpha)
     return Interval(
         "query_bootstrap",
         estimand,
@@ -147,8 +161,8 @@ def query_bootstrap(x: Sample, estimand: str, rng: np.random.Generator) -> Inter
         hi,
         x.level,
         "percentile",
-        se=float(np.std(reps, ddof=1)),
+        se=float(np.std(draws, ddof=1)),
         naive=True,
-        replicates=x.reps,
+        replicates=reps,
         discarded=0,
     )

@@ -197,31 +197,33 @@ def aggregate_file(
         con.close()
 
 
+def _rows_sql(cols: dict[str, str | None], system: str | None) -> str:
+    """The per-query rows as (doc, y[, stratum][, pos]) — a subquery, never materialised."""
+    parts = [
+        f"CAST({_ident(cols['cluster'])} AS VARCHAR) AS doc",
+        f"CAST({_ident(cols['score'])} AS DOUBLE) AS y",
+    ]
+    if cols["stratum"]:
+        parts.append(f"CAST({_ident(cols['stratum'])} AS VARCHAR) AS stratum")
+    if cols["position"]:
+        parts.append(f"{_ident(cols['position'])} AS pos")
+    return f"(SELECT {', '.join(parts)} FROM src {_system_filter(cols, system)})"
+
+
 def _aggregate(con, path: Path, cols: dict[str, str | None], system: str | None) -> DocStats:
-    d, y = _ident(cols["cluster"]), _ident(cols["score"])
-    where = _system_filter(cols, system)
-    strat = _ident(cols["stratum"]) if cols["stratum"] else "NULL"
-    _run(
-        con,
-        path,
-        f"""CREATE TEMP TABLE rows AS SELECT CAST({d} AS VARCHAR) AS doc,
-                CAST({y} AS DOUBLE) AS y, CAST({strat} AS VARCHAR) AS stratum
-                {", " + _ident(cols["position"]) + " AS pos" if cols["position"] else ""}
-            FROM src {where}""",
-    )
+    rows = _rows_sql(cols, system)
+    strata = ", min(stratum) AS smin, count(DISTINCT stratum) AS sk" if cols["stratum"] else ""
     res = _run(
         con,
         path,
-        """SELECT doc, count(*)::DOUBLE AS n, sum(y) AS s, sum(y * y) AS q,
-                  bool_and(y = 0 OR y = 1) AS bin, min(stratum) AS smin,
-                  count(DISTINCT stratum) AS sk
-           FROM rows GROUP BY doc ORDER BY doc""",
+        f"""SELECT doc, count(*)::DOUBLE AS n, sum(y) AS s, sum(y * y) AS q,
+                   bool_and(y = 0 OR y = 1) AS bin {strata}
+            FROM {rows} GROUP BY doc ORDER BY doc""",
     ).fetchnumpy()
     doc_id = np.asarray(res["doc"], dtype=object)
     if cols["stratum"] and np.any(np.asarray(res["sk"]) > 1):
         bad = doc_id[int(np.flatnonzero(np.asarray(res["sk"]) > 1)[0])]
         raise InputError(f"{path}: document {bad!r} has more than one {cols['stratum']!r} value")
-    lag = _lag(con, doc_id) if cols["position"] else None
     return DocStats(
         doc_id=doc_id,
         n=np.asarray(res["n"], dtype=np.float64),
@@ -229,16 +231,18 @@ def _aggregate(con, path: Path, cols: dict[str, str | None], system: str | None)
         q=np.asarray(res["q"], dtype=np.float64),
         binary=bool(np.all(res["bin"])),
         stratum=np.asarray(res["smin"], dtype=object) if cols["stratum"] else None,
-        lag=lag,
+        lag=_lag(con, path, rows, doc_id) if cols["position"] else None,
         score=cols["score"],
     )
 
 
-def _lag(con, doc_id: np.ndarray) -> LagSums:
-    res = con.execute(
-        """SELECT doc, sum(y * prev) AS c, sum(y + prev) AS a, count(*)::DOUBLE AS p
-           FROM (SELECT doc, y, lag(y) OVER (PARTITION BY doc ORDER BY pos) AS prev FROM rows)
-           WHERE prev IS NOT NULL GROUP BY doc"""
+def _lag(con, path: Path, rows: str, doc_id: np.ndarray) -> LagSums:
+    res = _run(
+        con,
+        path,
+        f"""SELECT doc, sum(y * prev) AS c, sum(y + prev) AS a, count(*)::DOUBLE AS p
+            FROM (SELECT doc, y, lag(y) OVER (PARTITION BY doc ORDER BY pos) AS prev FROM {rows})
+            WHERE prev IS NOT NULL GROUP BY doc""",
     ).fetchnumpy()
     K = doc_id.shape[0]
     idx = np.searchsorted(doc_id.astype(str), np.asarray(res["doc"], dtype=str))
