@@ -202,3 +202,12 @@ def test_naive_query_bootstrap_replicates_are_budget_capped(sample, monkeypatch)
     monkeypatch.setattr(resampling, "BINOMIAL_BUDGET", 10)
     iv = analyze(st, methods=["query_bootstrap"]).estimands["macro"].get("query_bootstrap")
     assert not iv.available and "budget" in iv.reason
+
+
+def test_logit_uses_the_observed_score_range(sample):
+    doc, y, _, _ = sample
+    rr = y * np.random.default_rng(5).random(y.size)  # non-binary, inside [0, 1]
+    inside = analyze(aggregate_arrays(doc, rr), methods=["logit"]).estimands["micro"].get("logit")
+    assert inside.available and 0 < inside.lower < inside.upper < 1
+    diff = analyze(aggregate_arrays(doc, rr - 0.05), methods=["logit"]).estimands["micro"]
+    assert not diff.get("logit").available and "[0, 1]" in diff.get("logit").reason

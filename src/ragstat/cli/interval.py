@@ -10,6 +10,7 @@ import typer
 
 from ragstat.errors import InputError
 from ragstat.inference import DEFAULT_REPS, METHODS, analyze
+from ragstat.inference.resampling import query_resampling_affordable
 from ragstat.records import aggregate_file, load_query_scores
 
 
@@ -55,7 +56,8 @@ def interval(
         file, cluster=cluster, score=score, stratum=stratum, position=position, system=system
     )
     query_scores = None
-    if not stats.binary and (wanted is None or "query_bootstrap" in wanted):
+    naive_resampling = wanted is None or "query_bootstrap" in wanted
+    if naive_resampling and not stats.binary and query_resampling_affordable(stats.N, False):
         query_scores = load_query_scores(file, stats, cluster=cluster, score=score, system=system)
     report = analyze(
         stats,

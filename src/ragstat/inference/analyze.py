@@ -110,11 +110,7 @@ def analyze(
         reps=bootstrap_reps,
         deff=diag.deff,
         query_scores=query_scores,
-        scores_in_unit=bool(
-            np.all(stats.s >= 0)
-            and np.all(stats.s <= stats.n)
-            and np.all(stats.q <= stats.s + 1e-9 * stats.n)
-        ),
+        scores_in_unit=stats.scores_within(0.0, 1.0),
     )
     results = {}
     for est in estimands:

@@ -184,7 +184,7 @@ def logit(x: Sample, estimand: str) -> Interval:
             theta,
             x.level,
             "t",
-            "scores outside [0, 1]: the logit scale is undefined",
+            "scores are not known to lie in [0, 1]: the logit scale is undefined",
         )
     if theta <= 0 or theta >= 1:
         return Interval.unavailable(

@@ -16,7 +16,12 @@ from ragstat.inference.methods import QUERY_RESAMPLE_BUDGET, Sample
 from ragstat.inference.results import Interval
 from ragstat.inference.variance import se_cr1, se_t_rates
 
-__all__ = ["MIN_NAIVE_REPS", "doc_bootstrap_intervals", "query_bootstrap"]
+__all__ = [
+    "MIN_NAIVE_REPS",
+    "doc_bootstrap_intervals",
+    "query_bootstrap",
+    "query_resampling_affordable",
+]
 
 #: Fewest replicates the naive query bootstrap is drawn with.
 MIN_NAIVE_REPS = 999
@@ -110,13 +115,8 @@ def doc_bootstrap_intervals(
 def _affordable_reps(x: Sample, estimand: str) -> tuple[int, str | None]:
     """Replicates the naive query bootstrap can afford (it is shown for contrast only)."""
     if x.binary:
-        cost, budget = (
-            (1, BINOMIAL_BUDGET)
-            if estimand == "micro"
-            else (max(binomial_pairs(x.n, x.s), 1), BINOMIAL_BUDGET)
-        )
-    elif x.query_scores is None:
-        return 0, "non-binary scores need the per-query values (not available from document sums)"
+        cost = 1 if estimand == "micro" else max(binomial_pairs(x.n, x.s), 1)
+        budget = BINOMIAL_BUDGET
     else:
         cost, budget = int(x.N), QUERY_RESAMPLE_BUDGET
     reps = min(x.reps, budget // cost)
@@ -125,7 +125,14 @@ def _affordable_reps(x: Sample, estimand: str) -> tuple[int, str | None]:
             f"resampling {int(x.N)} queries {MIN_NAIVE_REPS} times exceeds the budget; "
             "this naive method is shown for contrast only (see wald_iid)"
         )
+    if not x.binary and x.query_scores is None:
+        return 0, "non-binary scores need the per-query values (not available from document sums)"
     return reps, None
+
+
+def query_resampling_affordable(N: float, binary: bool) -> bool:
+    """Whether the naive query bootstrap of non-binary scores fits the budget (CLI loads rows)."""
+    return binary or N * MIN_NAIVE_REPS <= QUERY_RESAMPLE_BUDGET
 
 
 def query_bootstrap(x: Sample, estimand: str, rng: np.random.Generator) -> Interval:

@@ -69,7 +69,17 @@ def aggregate_arrays(
     if position is not None:
         lag = lag_sums(codes, y, np.asarray(position), K)
     binary = bool(np.all((y == 0) | (y == 1)))
-    return DocStats(doc_id=uniq, n=n, s=s, q=q, binary=binary, stratum=strata, lag=lag, score=score)
+    return DocStats(
+        doc_id=uniq,
+        n=n,
+        s=s,
+        q=q,
+        binary=binary,
+        score_range=(float(y.min()), float(y.max())),
+        stratum=strata,
+        lag=lag,
+        score=score,
+    )
 
 
 def _doc_strata(stratum: np.ndarray, codes: np.ndarray, K: int, ids: np.ndarray) -> np.ndarray:

@@ -47,7 +47,8 @@ class DocStats:
     """Per-document sufficient statistics for one score.
 
     ``binary`` records whether every per-query score was 0 or 1 (then q = s and
-    the naive query-level methods have exact binomial forms).
+    the naive query-level methods have exact binomial forms); ``score_range`` is
+    the (min, max) of the per-query scores when known.
     """
 
     doc_id: np.ndarray
@@ -55,6 +56,7 @@ class DocStats:
     s: np.ndarray
     q: np.ndarray
     binary: bool = False
+    score_range: tuple[float, float] | None = None
     stratum: np.ndarray | None = None
     lag: LagSums | None = None
     score: str = "score"
@@ -85,6 +87,12 @@ class DocStats:
                 raise InputError("DocStats.stratum must have one value per document")
             object.__setattr__(self, "stratum", strata)
 
+    def scores_within(self, lo: float, hi: float) -> bool:
+        """Whether every per-query score is known to lie in [lo, hi]."""
+        if self.score_range is not None:
+            return lo <= self.score_range[0] and self.score_range[1] <= hi
+        return self.binary and lo <= 0 and hi >= 1
+
     @property
     def K(self) -> int:
         """Number of documents (the sample size)."""
@@ -111,6 +119,7 @@ class DocStats:
             s=self.s[index],
             q=self.q[index],
             binary=self.binary,
+            score_range=self.score_range,
             stratum=None if self.stratum is None else self.stratum[index],
             lag=lag,
             score=self.score,

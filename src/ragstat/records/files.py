@@ -217,7 +217,7 @@ def _aggregate(con, path: Path, cols: dict[str, str | None], system: str | None)
         con,
         path,
         f"""SELECT doc, count(*)::DOUBLE AS n, sum(y) AS s, sum(y * y) AS q,
-                   bool_and(y = 0 OR y = 1) AS bin {strata}
+                   bool_and(y = 0 OR y = 1) AS bin, min(y) AS lo, max(y) AS hi {strata}
             FROM {rows} GROUP BY doc ORDER BY doc""",
     ).fetchnumpy()
     doc_id = np.asarray(res["doc"], dtype=object)
@@ -230,6 +230,7 @@ def _aggregate(con, path: Path, cols: dict[str, str | None], system: str | None)
         s=np.asarray(res["s"], dtype=np.float64),
         q=np.asarray(res["q"], dtype=np.float64),
         binary=bool(np.all(res["bin"])),
+        score_range=(float(np.min(res["lo"])), float(np.max(res["hi"]))),
         stratum=np.asarray(res["smin"], dtype=object) if cols["stratum"] else None,
         lag=_lag(con, path, rows, doc_id) if cols["position"] else None,
         score=cols["score"],
