@@ -43,20 +43,9 @@ import pyarrow.parquet as pq
 
 import ragstat
 from _common import machine_line, peak_rss_mib, timed
+from ragstat.inference import METHODS
 
 DATA_DIR = Path(__file__).resolve().parent / "_data"
-ALL_METHODS = (
-    "cr1",
-    "cr2_bm",
-    "cr2_ik",
-    "t_rates",
-    "doc_bootstrap_t",
-    "doc_bootstrap_percentile",
-    "logit",
-    "wald_effective_n",
-    "wald_iid",
-    "query_bootstrap",
-)
 
 
 # --------------------------------------------------------------------------- data
@@ -214,7 +203,7 @@ def _split_query_bootstrap_macro(stats, reps: int) -> None:
 
 def profile_analyze(stats, reps: int, top: int) -> None:
     print("\nprofile: analyze one method at a time (both estimands)")
-    for method in ALL_METHODS:
+    for method in METHODS:
         t0 = time.perf_counter()
         ragstat.analyze(stats, methods=[method], bootstrap_reps=reps, seed=1)
         print(f"  {method:<26s} {time.perf_counter() - t0:8.3f} s")
