@@ -12,8 +12,7 @@ from ragstat.inference.diagnostics import compute_diagnostics
 from ragstat.inference.estimators import ESTIMANDS, check_documents, fpc_factor
 from ragstat.inference.resampling import doc_bootstrap_intervals, query_bootstrap
 from ragstat.inference.results import METHODS, EstimandResult, Interval, IntervalReport
-from ragstat.records.docstats import DocStats
-from ragstat.records.files import QueryScores
+from ragstat.records.docstats import DocStats, QueryScores
 
 __all__ = ["APPLICABLE", "DEFAULT_REPS", "RECOMMENDED", "analyze"]
 

@@ -21,7 +21,7 @@ from ragstat.inference.variance import (
     se_cr2,
     se_t_rates,
 )
-from ragstat.records.files import QueryScores
+from ragstat.records.docstats import QueryScores
 
 __all__ = ["QUERY_RESAMPLE_BUDGET", "Sample"]
 

@@ -1,8 +1,8 @@
 """Per-query records and their per-document sufficient statistics."""
 
 from ragstat.records.aggregate import aggregate_arrays, aggregate_frame
-from ragstat.records.docstats import DocStats, LagSums
-from ragstat.records.files import QueryScores, aggregate_file, load_query_scores, table_columns
+from ragstat.records.docstats import DocStats, LagSums, QueryScores
+from ragstat.records.files import aggregate_file, load_query_scores, table_columns
 
 __all__ = [
     "DocStats",

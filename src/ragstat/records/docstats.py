@@ -20,7 +20,7 @@ import numpy as np
 
 from ragstat.errors import InputError
 
-__all__ = ["DocStats", "LagSums"]
+__all__ = ["DocStats", "LagSums", "QueryScores"]
 
 
 def _as_float(name: str, values: object, K: int) -> np.ndarray:
@@ -40,6 +40,17 @@ class LagSums:
     c: np.ndarray
     a: np.ndarray
     p: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class QueryScores:
+    """Per-query scores with the index of their document in a `DocStats`.
+
+    Only the naive query bootstrap of non-binary scores needs the rows themselves.
+    """
+
+    doc_index: np.ndarray
+    y: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)

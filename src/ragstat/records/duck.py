@@ -1,0 +1,241 @@
+"""DuckDB plumbing shared by the file readers: open, validate and aggregate a relation.
+
+A *relation* is a view holding the per-query rows of one table (one system).
+Validation and aggregation run inside DuckDB, so large files are reduced to one
+row per document without being loaded into pandas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ragstat.errors import InputError
+from ragstat.records.docstats import DocStats, LagSums, QueryScores
+
+__all__ = ["Columns"]
+
+_READERS = {
+    ".parquet": "read_parquet({path})",
+    ".pq": "read_parquet({path})",
+    ".csv": "read_csv({path}, header = true, auto_detect = true)",
+    ".tsv": "read_csv({path}, header = true, delim = '\t', auto_detect = true)",
+    ".jsonl": "read_json({path}, format = 'newline_delimited')",
+    ".ndjson": "read_json({path}, format = 'newline_delimited')",
+    ".json": "read_json({path}, format = 'auto')",
+}
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which columns of a per-query table play which role."""
+
+    cluster: str = "doc_id"
+    score: str = "hit"
+    stratum: str | None = None
+    position: str | None = None
+    query_id: str | None = None
+    system: str | None = None
+
+    def required(self) -> list[str]:
+        return [
+            c for c in (self.cluster, self.score, self.stratum, self.position, self.query_id) if c
+        ]
+
+
+def sql_str(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def explain(exc: Exception) -> str:
+    """The informative part of a DuckDB error, on one line."""
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+    if any("not utf-8" in ln.lower() for ln in lines):
+        where = lines[0].split(":", 1)[-1].strip()
+        return f"{where}: the file is not UTF-8 encoded; convert it, e.g. iconv -f latin1 -t utf-8"
+    return lines[0] if lines else type(exc).__name__
+
+
+def run(con, label: str, sql: str):
+    """Execute ``sql``; a DuckDB error becomes an `InputError` naming ``label``."""
+    import duckdb
+
+    try:
+        return con.execute(sql)
+    except duckdb.Error as exc:
+        raise InputError(f"{label}: {explain(exc)}") from None
+
+
+def connect():
+    import duckdb
+
+    return duckdb.connect()
+
+
+def attach(con, path: str | Path, view: str) -> None:
+    """Create ``view`` over the file at ``path`` (checks existence, emptiness, format)."""
+    import duckdb
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    if path.stat().st_size == 0:
+        raise InputError(f"{path}: the file is empty")
+    reader = _READERS.get(path.suffix.lower())
+    if reader is None:
+        raise InputError(
+            f"{path}: unknown format {path.suffix!r}; use .parquet, .csv, .tsv or .jsonl"
+        )
+    try:
+        con.execute(
+            f"CREATE TEMP VIEW {ident(view)} AS SELECT * FROM {reader.format(path=sql_str(str(path)))}"
+        )
+        con.execute(f"SELECT * FROM {ident(view)} LIMIT 0")
+    except duckdb.Error as exc:
+        raise InputError(f"{path}: cannot be read as {path.suffix} ({explain(exc)})") from None
+
+
+def columns_of(con, view: str) -> list[str]:
+    return [row[0] for row in con.execute(f"DESCRIBE {ident(view)}").fetchall()]
+
+
+def select_system(
+    con, label: str, view: str, column: str | None, system: str | None, out: str
+) -> None:
+    """``out`` = rows of ``view`` for one system; several systems without a choice is an error."""
+    if system is None:
+        if column is not None:
+            systems = [
+                r[0]
+                for r in con.execute(
+                    f"SELECT DISTINCT CAST({ident(column)} AS VARCHAR) FROM {ident(view)} ORDER BY 1 LIMIT 6"
+                ).fetchall()
+            ]
+            if len(systems) > 1:
+                raise InputError(
+                    f"{label}: the table holds several systems ({', '.join(map(str, systems[:5]))}…); "
+                    "choose one with --system (or compare them with `ragstat compare`)"
+                )
+        con.execute(f"CREATE TEMP VIEW {ident(out)} AS SELECT * FROM {ident(view)}")
+        return
+    if column is None:
+        raise InputError(f"{label}: a system was chosen but the table has no system column")
+    con.execute(
+        f"CREATE TEMP VIEW {ident(out)} AS SELECT * FROM {ident(view)} "
+        f"WHERE CAST({ident(column)} AS VARCHAR) = {sql_str(system)}"
+    )
+
+
+def validate(con, label: str, view: str, cols: Columns) -> None:
+    """Missing columns, empty tables, NULL/non-numeric/NaN/inf scores, duplicate query ids."""
+    available = columns_of(con, view)
+    missing = [c for c in cols.required() if c not in available]
+    if missing:
+        raise InputError(f"{label}: column(s) {missing} not found; available: {available}")
+    d, y = ident(cols.cluster), ident(cols.score)
+    rows, null_doc, null_y, non_numeric, non_finite = run(
+        con,
+        label,
+        f"""SELECT count(*),
+               count(*) FILTER (WHERE {d} IS NULL),
+               count(*) FILTER (WHERE {y} IS NULL),
+               count(*) FILTER (WHERE {y} IS NOT NULL AND TRY_CAST({y} AS DOUBLE) IS NULL),
+               count(*) FILTER (WHERE NOT isfinite(TRY_CAST({y} AS DOUBLE)))
+            FROM {ident(view)}""",
+    ).fetchone()
+    score = cols.score
+    if rows == 0:
+        raise InputError(f"{label}: no rows")
+    if null_doc:
+        raise InputError(f"{label}: {null_doc} row(s) have no {cols.cluster!r}")
+    if null_y:
+        raise InputError(f"{label}: score {score!r} is missing in {null_y} row(s)")
+    if non_numeric:
+        raise InputError(f"{label}: score {score!r} is not numeric in {non_numeric} row(s)")
+    if non_finite:
+        raise InputError(f"{label}: score {score!r} is NaN or infinite in {non_finite} row(s)")
+    if cols.query_id is not None:
+        qid = ident(cols.query_id)
+        dup = run(
+            con,
+            label,
+            f"SELECT {qid}, count(*) FROM {ident(view)} GROUP BY 1 HAVING count(*) > 1 LIMIT 3",
+        ).fetchall()
+        if dup:
+            shown = ", ".join(f"{r[0]!r} ({r[1]}×)" for r in dup)
+            raise InputError(f"{label}: duplicate {cols.query_id!r} values: {shown}")
+
+
+def _rows_sql(view: str, cols: Columns) -> str:
+    """The per-query rows as (doc, y[, stratum][, pos]) — a subquery, never materialised."""
+    parts = [
+        f"CAST({ident(cols.cluster)} AS VARCHAR) AS doc",
+        f"CAST({ident(cols.score)} AS DOUBLE) AS y",
+    ]
+    if cols.stratum:
+        parts.append(f"CAST({ident(cols.stratum)} AS VARCHAR) AS stratum")
+    if cols.position:
+        parts.append(f"{ident(cols.position)} AS pos")
+    return f"(SELECT {', '.join(parts)} FROM {ident(view)})"
+
+
+def aggregate(con, label: str, view: str, cols: Columns) -> DocStats:
+    """One row per document (sorted by id): n, s, q, binary flag, score range, strata, lag sums."""
+    rows = _rows_sql(view, cols)
+    strata = ", min(stratum) AS smin, count(DISTINCT stratum) AS sk" if cols.stratum else ""
+    res = run(
+        con,
+        label,
+        f"""SELECT doc, count(*)::DOUBLE AS n, sum(y) AS s, sum(y * y) AS q,
+                   bool_and(y = 0 OR y = 1) AS bin, min(y) AS lo, max(y) AS hi {strata}
+            FROM {rows} GROUP BY doc ORDER BY doc""",
+    ).fetchnumpy()
+    doc_id = np.asarray(res["doc"], dtype=object)
+    if cols.stratum and np.any(np.asarray(res["sk"]) > 1):
+        bad = doc_id[int(np.flatnonzero(np.asarray(res["sk"]) > 1)[0])]
+        raise InputError(f"{label}: document {bad!r} has more than one {cols.stratum!r} value")
+    return DocStats(
+        doc_id=doc_id,
+        n=np.asarray(res["n"], dtype=np.float64),
+        s=np.asarray(res["s"], dtype=np.float64),
+        q=np.asarray(res["q"], dtype=np.float64),
+        binary=bool(np.all(res["bin"])),
+        score_range=(float(np.min(res["lo"])), float(np.max(res["hi"]))),
+        stratum=np.asarray(res["smin"], dtype=object) if cols.stratum else None,
+        lag=_lag(con, label, rows, doc_id) if cols.position else None,
+        score=cols.score,
+    )
+
+
+def _lag(con, label: str, rows: str, doc_id: np.ndarray) -> LagSums:
+    res = run(
+        con,
+        label,
+        f"""SELECT doc, sum(y * prev) AS c, sum(y + prev) AS a, count(*)::DOUBLE AS p
+            FROM (SELECT doc, y, lag(y) OVER (PARTITION BY doc ORDER BY pos) AS prev FROM {rows})
+            WHERE prev IS NOT NULL GROUP BY doc""",
+    ).fetchnumpy()
+    K = doc_id.shape[0]
+    idx = np.searchsorted(doc_id.astype(str), np.asarray(res["doc"], dtype=str))
+    out = {k: np.zeros(K) for k in ("c", "a", "p")}
+    for k in out:
+        out[k][idx] = np.asarray(res[k], dtype=np.float64)
+    return LagSums(**out)
+
+
+def fetch_scores(con, label: str, view: str, cols: Columns, stats: DocStats) -> QueryScores:
+    """Per-query scores aligned with ``stats`` (only the naive query resampling needs them)."""
+    res = run(
+        con,
+        label,
+        f"SELECT CAST({ident(cols.cluster)} AS VARCHAR) AS doc, "
+        f"CAST({ident(cols.score)} AS DOUBLE) AS y FROM {ident(view)}",
+    ).fetchnumpy()
+    idx = np.searchsorted(stats.doc_id.astype(str), np.asarray(res["doc"], dtype=str))
+    return QueryScores(doc_index=idx.astype(np.int64), y=np.asarray(res["y"], dtype=np.float64))
