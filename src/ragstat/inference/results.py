@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 __all__ = [
     "METHODS",
     "NAIVE_METHODS",
+    "DesignInfo",
     "Diagnostics",
     "EstimandResult",
     "Interval",
@@ -141,6 +142,27 @@ class Diagnostics:
 
 
 @dataclass(frozen=True)
+class DesignInfo:
+    """The sampling design an `IntervalReport` assumed."""
+
+    name: str
+    groups: tuple[str, ...] = ()
+    sampled: tuple[int, ...] = ()
+    population: tuple[int, ...] = ()
+    df_rule: str = "per method"
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "groups": [
+                {"name": g, "sampled": k, "population": m}
+                for g, k, m in zip(self.groups, self.sampled, self.population, strict=True)
+            ],
+            "df_rule": self.df_rule,
+        }
+
+
+@dataclass(frozen=True)
 class IntervalReport:
     """Everything `ragstat interval` computes for one score."""
 
@@ -154,10 +176,12 @@ class IntervalReport:
     estimands: dict[str, EstimandResult]
     diagnostics: Diagnostics
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    design: DesignInfo = field(default_factory=lambda: DesignInfo("srs"))
 
     def to_dict(self) -> dict:
         return {
             "score": self.score,
+            "design": self.design.to_dict(),
             "K": self.K,
             "N": self.N,
             "level": self.level,

@@ -3,14 +3,20 @@
 from ragstat.records.aggregate import aggregate_arrays, aggregate_frame
 from ragstat.records.docstats import DocStats, LagSums, QueryScores
 from ragstat.records.files import aggregate_file, load_query_scores, table_columns
+from ragstat.records.paired import PairedTable, Pairing, pair_files
+from ragstat.records.population import read_population_counts
 
 __all__ = [
     "DocStats",
     "LagSums",
+    "PairedTable",
+    "Pairing",
     "QueryScores",
     "aggregate_arrays",
     "aggregate_file",
     "aggregate_frame",
     "load_query_scores",
+    "pair_files",
+    "read_population_counts",
     "table_columns",
 ]

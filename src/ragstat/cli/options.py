@@ -1,0 +1,85 @@
+"""Options shared by the verbs, and the design plumbing they have in common."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragstat.errors import InputError
+from ragstat.inference import DEFAULT_REPS, METHODS
+from ragstat.inference.designs import DESIGNS, size_strata
+from ragstat.records import DocStats, read_population_counts
+
+Cluster = Annotated[str, typer.Option(help="Column with the sampling unit (document)")]
+Score = Annotated[str, typer.Option(help="Score column (0/1 hit, reciprocal rank, …)")]
+Level = Annotated[float, typer.Option(help="Confidence level")]
+Population = Annotated[
+    int | None, typer.Option(help="Population size M (documents) for the finite correction")
+]
+Methods = Annotated[
+    str | None, typer.Option(help=f"Comma-separated subset of: {', '.join(METHODS)}")
+]
+Estimand = Annotated[str, typer.Option(help="micro, macro or micro,macro")]
+Reps = Annotated[int, typer.Option(help="Bootstrap replicates")]
+Seed = Annotated[int | None, typer.Option(help="Random seed (drawn and reported if omitted)")]
+Position = Annotated[
+    str | None, typer.Option(help="Column with the query's position in its document")
+]
+Design = Annotated[str, typer.Option(help=f"Sampling design: {' | '.join(DESIGNS)}")]
+Strata = Annotated[
+    str | None,
+    typer.Option(
+        help="Stratum/type column, or size:T for documents with more than T queries vs the rest"
+    ),
+]
+PopulationFile = Annotated[
+    Path | None,
+    typer.Option(help="Population documents per stratum/type (columns stratum|type, M)"),
+]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
+
+DEFAULTS = {"reps": DEFAULT_REPS}
+
+
+def split(value: str | None, allowed: tuple[str, ...], what: str) -> list[str] | None:
+    """Comma-separated choices, each checked against ``allowed``."""
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    bad = [v for v in items if v not in allowed]
+    if bad or not items:
+        raise InputError(f"--{what}: unknown value(s) {bad}; choose from {', '.join(allowed)}")
+    return items
+
+
+def strata_column(strata: str | None) -> str | None:
+    """The column to read strata from (None for size:T strata, derived after aggregation)."""
+    if strata is None or strata.startswith("size:"):
+        return None
+    return strata
+
+
+def apply_design(
+    stats: DocStats, design: str, strata: str | None, population_file: Path | None
+) -> tuple[DocStats, dict[str, int] | None]:
+    """Attach size strata if asked for; read the population counts a design needs."""
+    if design not in DESIGNS:
+        raise InputError(f"--design must be one of {', '.join(DESIGNS)}, got {design!r}")
+    if strata is not None and strata.startswith("size:"):
+        try:
+            threshold = float(strata.split(":", 1)[1])
+        except ValueError:
+            raise InputError(f"--strata {strata!r}: expected size:T with a number T") from None
+        stats = replace(stats, stratum=size_strata(stats.n, threshold))
+    if design == "srs":
+        if population_file is not None:
+            raise InputError("--population-file applies to --design stratified or two-stage")
+        return stats, None
+    if strata is None:
+        raise InputError(f"--design {design} needs --strata (a column, or size:T)")
+    if population_file is None:
+        raise InputError(f"--design {design} needs --population-file with M per stratum/type")
+    return stats, read_population_counts(population_file)

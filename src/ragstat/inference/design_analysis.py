@@ -1,0 +1,99 @@
+"""`analyze_design`: the intervals a sampling design supports, in an `IntervalReport`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ragstat.errors import DesignError
+from ragstat.inference.analyze import analyze
+from ragstat.inference.designs import (
+    DESIGNS,
+    stratified_macro,
+    stratified_micro,
+    two_stage_type_mean,
+)
+from ragstat.inference.diagnostics import compute_diagnostics
+from ragstat.inference.estimators import ESTIMANDS, check_documents
+from ragstat.inference.results import DesignInfo, EstimandResult, IntervalReport
+from ragstat.records.docstats import DocStats
+
+__all__ = ["analyze_design"]
+
+_DF_RULES = {
+    "stratified": "Satterthwaite over strata (Cochran 5A.42)",
+    "two-stage": "t − 1 (sampled types)",
+}
+
+
+def _info(stats: DocStats, design: str, counts: Mapping[str, int]) -> DesignInfo:
+    labels, k = np.unique(stats.stratum.astype(str), return_counts=True)
+    groups = tuple(sorted(set(counts))) if design == "two-stage" else tuple(labels)
+    sampled = dict(zip(labels, k.tolist(), strict=True))
+    return DesignInfo(
+        name=design,
+        groups=groups,
+        sampled=tuple(int(sampled.get(g, 0)) for g in groups),
+        population=tuple(int(counts[g]) for g in groups),
+        df_rule=_DF_RULES[design],
+    )
+
+
+def analyze_design(
+    stats: DocStats,
+    *,
+    design: str = "srs",
+    population_counts: Mapping[str, int] | None = None,
+    level: float = 0.95,
+    estimands: Sequence[str] = ESTIMANDS,
+    **srs_options,
+) -> IntervalReport:
+    """Intervals under ``design``: ``srs`` (every core method), ``stratified``
+    (combined ratio for micro, stratified mean for macro) or ``two-stage``
+    (mean over types). Non-SRS designs need ``population_counts`` per stratum/type
+    and a stratum on every document of ``stats``.
+    """
+    if design not in DESIGNS:
+        raise DesignError(f"unknown design {design!r}; choose from {', '.join(DESIGNS)}")
+    if design == "srs":
+        return analyze(stats, level=level, estimands=estimands, **srs_options)
+    if not 0 < level < 1:
+        raise DesignError(f"level must be between 0 and 1, got {level}")
+    if population_counts is None:
+        raise DesignError(
+            f"the {design} design needs population counts per group (--population-file)"
+        )
+    check_documents(stats.K)
+    if design == "stratified":
+        fns = {"micro": stratified_micro, "macro": stratified_macro}
+        ests = [fns[e](stats, population_counts) for e in estimands]
+    else:
+        ests = [two_stage_type_mean(stats, population_counts)]
+    results = {
+        e.estimand: EstimandResult(e.estimand, e.estimate, (e.interval(level),), e.method)
+        for e in ests
+    }
+    warnings = [
+        f"{design} design: design-based linearised intervals only; "
+        "the document bootstraps and CR2 assume simple random sampling of documents"
+    ]
+    warnings += [
+        f"{r.estimand} {iv.method}: unavailable — {iv.reason}"
+        for r in results.values()
+        for iv in r.intervals
+        if not iv.available
+    ]
+    return IntervalReport(
+        score=stats.score,
+        K=stats.K,
+        N=round(stats.N),
+        level=level,
+        seed=srs_options.get("seed"),
+        population=None,
+        bootstrap_reps=0,
+        estimands=results,
+        diagnostics=compute_diagnostics(stats),
+        warnings=tuple(warnings),
+        design=_info(stats, design, population_counts),
+    )

@@ -1,0 +1,159 @@
+"""Paired comparison of two systems on the same queries (seed 000, "comparar dois sistemas").
+
+With y = y_A − y_B per query, aggregated per document (s_d = Σ differences),
+every micro and macro method of the core applies to the differences. On top:
+
+- ``ties_share``: documents whose two rates are equal (s_d = 0);
+  ``identical_share``: documents where every query scored the same (q_d = 0);
+- a document-level sign-flip permutation test of "no difference": under the
+  null, A and B are exchangeable within a document, so each document's
+  difference total may flip sign. Statistics: micro T = Σ ε_d s_d / N,
+  macro T = (1/K) Σ ε_d r_d; two-sided p = P(|T*| ≥ |T|). Exact enumeration
+  of all 2^K' sign vectors (K' = documents with s_d ≠ 0) when K' ≤ 20, else
+  Monte Carlo with the +1 correction, p = (1 + #{|T*| ≥ |T|}) / (B + 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ragstat.inference.design_analysis import analyze_design
+from ragstat.inference.estimators import ESTIMANDS
+from ragstat.inference.results import IntervalReport
+from ragstat.records.docstats import DocStats
+from ragstat.records.paired import Pairing
+
+__all__ = [
+    "EXACT_MAX_DOCS",
+    "ComparisonReport",
+    "PairedSummary",
+    "compare",
+    "paired_summary",
+    "sign_flip_p",
+]
+
+EXACT_MAX_DOCS = 20
+_BLOCK = 1 << 16
+
+
+@dataclass(frozen=True)
+class PairedSummary:
+    ties_share: float
+    identical_share: float
+    permutation_p: dict[str, float]
+    permutation_method: str
+    permutation_reps: int | None
+
+    def to_dict(self) -> dict:
+        return {
+            "ties_share": self.ties_share,
+            "identical_share": self.identical_share,
+            "permutation_p": dict(self.permutation_p),
+            "permutation_method": self.permutation_method,
+            "permutation_reps": self.permutation_reps,
+        }
+
+
+def _exceed_exact(x: np.ndarray, t_obs: float, tol: float) -> tuple[int, int]:
+    """Count sign vectors over x (all 2^k of them) with |Σ ε x| ≥ |t_obs|."""
+    k = x.size
+    total, hits = 1 << k, 0
+    bits = np.arange(k)
+    for start in range(0, total, _BLOCK):
+        codes = np.arange(start, min(start + _BLOCK, total))
+        signs = 1.0 - 2.0 * ((codes[:, None] >> bits) & 1)
+        hits += int(np.sum(np.abs(signs @ x) >= t_obs - tol))
+    return hits, total
+
+
+def sign_flip_p(
+    x: np.ndarray, reps: int, rng: np.random.Generator, exact_max: int = EXACT_MAX_DOCS
+) -> tuple[float, str]:
+    """Two-sided sign-flip p-value of Σ x (x = per-document contributions)."""
+    x = x[x != 0]
+    if x.size == 0:
+        return 1.0, "exact"
+    t_obs = abs(float(x.sum()))
+    tol = 1e-9 * float(np.abs(x).sum())
+    if x.size <= exact_max:
+        hits, total = _exceed_exact(x, t_obs, tol)
+        return hits / total, "exact"
+    hits = 0
+    block = max(1, _BLOCK // max(x.size, 1) * 16)
+    done = 0
+    while done < reps:
+        b = min(block, reps - done)
+        signs = rng.integers(0, 2, size=(b, x.size)) * 2.0 - 1.0
+        hits += int(np.sum(np.abs(signs @ x) >= t_obs - tol))
+        done += b
+    return (1 + hits) / (reps + 1), "monte_carlo"
+
+
+def paired_summary(
+    diff: DocStats, reps: int, rng: np.random.Generator, estimands: tuple[str, ...]
+) -> PairedSummary:
+    """Ties and the sign-flip permutation test for per-document differences."""
+    p, method = {}, "exact"
+    for est in estimands:
+        x = diff.s / diff.N if est == "micro" else diff.r / diff.K
+        p[est], method = sign_flip_p(x, reps, rng)
+    return PairedSummary(
+        ties_share=float(np.mean(diff.s == 0)),
+        identical_share=float(np.mean(diff.q == 0)),
+        permutation_p=p,
+        permutation_method=method,
+        permutation_reps=None if method == "exact" else reps,
+    )
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    """Intervals on the per-query differences A − B plus the paired summary."""
+
+    report: IntervalReport
+    paired: PairedSummary
+    pairing: Pairing | None = None
+
+    def to_dict(self) -> dict:
+        out = self.report.to_dict()
+        out["paired"] = self.paired.to_dict()
+        if self.pairing is not None:
+            out["paired"]["pairing"] = self.pairing.to_dict()
+            out["paired"]["systems"] = list(self.pairing.systems)
+        return out
+
+
+def compare(
+    diff: DocStats,
+    *,
+    pairing: Pairing | None = None,
+    design: str = "srs",
+    population_counts: Mapping[str, int] | None = None,
+    estimands: Sequence[str] = ESTIMANDS,
+    permutation_reps: int = 9_999,
+    seed: int | None = None,
+    **options,
+) -> ComparisonReport:
+    """Paired comparison from per-document sums of y_A − y_B (see module docstring).
+
+    ``options`` go to `analyze` (level, methods, population, bootstrap_reps,
+    query_scores) or, for non-SRS designs, to `analyze_design`.
+    """
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+    diff = replace(diff, binary=False)  # differences are never 0/1 hits
+    report = analyze_design(
+        diff,
+        design=design,
+        population_counts=population_counts,
+        estimands=estimands,
+        seed=seed,
+        **options,
+    )
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(len(ESTIMANDS),)))
+    perm_estimands = tuple(e for e in estimands if e in ("micro", "macro"))
+    summary = paired_summary(diff, permutation_reps, rng, perm_estimands)
+    return ComparisonReport(report=report, paired=summary, pairing=pairing)

@@ -1,0 +1,143 @@
+"""Align two systems' per-query tables on ``query_id`` and aggregate y = y_A − y_B per document.
+
+The queries must be the same: a query present for one system only is an error
+that lists the first offending ids, unless ``on_missing="drop"``, in which case
+the unmatched queries are dropped and counted in the `Pairing`. A query must
+come from the same document in both tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from ragstat.errors import InputError
+from ragstat.records import duck
+from ragstat.records.docstats import DocStats, QueryScores
+from ragstat.records.duck import Columns, ident
+
+__all__ = ["ON_MISSING", "PairedTable", "Pairing", "pair_files"]
+
+ON_MISSING = ("error", "drop")
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """How the two systems' queries were matched."""
+
+    systems: tuple[str, str]
+    matched: int
+    only_a: int
+    only_b: int
+    on_missing: str
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["systems"] = list(self.systems)
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class PairedTable:
+    """Per-document sums of the differences, the pairing counts and optionally the rows."""
+
+    stats: DocStats
+    pairing: Pairing
+    query_scores: QueryScores | None = None
+
+
+def _sides(con, a: Path, b: Path | None, systems: tuple[str, str] | None, system_column: str):
+    """Create views A and B; return their labels."""
+    if b is None:
+        if systems is None:
+            raise InputError("one table given: name the two systems to compare (--systems A,B)")
+        duck.attach(con, a, "src")
+        column = system_column if system_column in duck.columns_of(con, "src") else None
+        if column is None:
+            raise InputError(
+                f"{a}: no {system_column!r} column to pick systems {list(systems)} from"
+            )
+        for view, name in zip(("A", "B"), systems, strict=True):
+            duck.select_system(con, str(a), "src", column, name, view)
+        return f"{a} (system {systems[0]!r})", f"{a} (system {systems[1]!r})"
+    if systems is not None:
+        raise InputError(
+            "--systems applies to a single table with a system column, not to two files"
+        )
+    duck.attach(con, a, "A")
+    duck.attach(con, b, "B")
+    return str(a), str(b)
+
+
+def _match(con, labels: tuple[str, str], cols: Columns, on_missing: str) -> tuple[int, int, int]:
+    q = ident(cols.query_id)
+    counts = []
+    for left, right, label in (("A", "B", labels[0]), ("B", "A", labels[1])):
+        anti = f"FROM {left} ANTI JOIN {right} USING ({q})"
+        (count,) = con.execute(f"SELECT count(*) {anti}").fetchone()
+        counts.append(int(count))
+        if count and on_missing == "error":
+            ids = con.execute(f"SELECT CAST({q} AS VARCHAR) {anti} ORDER BY 1 LIMIT 5").fetchall()
+            raise InputError(
+                f"{count} query id(s) in {label} have no match in the other system "
+                f"(first: {', '.join(repr(r[0]) for r in ids)}); the same queries are needed, "
+                "or pass --on-missing drop"
+            )
+    d = ident(cols.cluster)
+    moved = con.execute(
+        f"SELECT CAST(A.{q} AS VARCHAR), A.{d}, B.{d} FROM A JOIN B USING ({q}) "
+        f"WHERE CAST(A.{d} AS VARCHAR) <> CAST(B.{d} AS VARCHAR) LIMIT 3"
+    ).fetchall()
+    if moved:
+        shown = "; ".join(f"{r[0]!r}: {r[1]!r} vs {r[2]!r}" for r in moved)
+        raise InputError(f"queries come from different documents in the two systems ({shown})")
+    (matched,) = con.execute(f"SELECT count(*) FROM A JOIN B USING ({q})").fetchone()
+    if matched == 0:
+        raise InputError("the two systems share no query ids")
+    return matched, counts[0], counts[1]
+
+
+def pair_files(
+    a: str | Path,
+    b: str | Path | None = None,
+    *,
+    systems: tuple[str, str] | None = None,
+    cluster: str = "doc_id",
+    score: str,
+    query_id: str = "query_id",
+    stratum: str | None = None,
+    position: str | None = None,
+    on_missing: str = "error",
+    system_column: str = "system",
+    with_rows: bool = False,
+) -> PairedTable:
+    """Differences y_A − y_B per query, aggregated per document with DuckDB.
+
+    Either two files (``a``, ``b``) or one file with a system column and
+    ``systems=(A, B)``. Stratum and position are taken from system A.
+    """
+    if on_missing not in ON_MISSING:
+        raise InputError(f"on_missing must be one of {ON_MISSING}, got {on_missing!r}")
+    cols = Columns(cluster, score, stratum, position, query_id)
+    con = duck.connect()
+    try:
+        labels = _sides(con, Path(a), None if b is None else Path(b), systems, system_column)
+        for view, label in zip(("A", "B"), labels, strict=True):
+            duck.validate(con, label, view, cols)
+        matched, only_a, only_b = _match(con, labels, cols, on_missing)
+        q, y = ident(query_id), ident(score)
+        extra = "".join(f", A.{ident(c)}" for c in (cluster, stratum, position) if c)
+        con.execute(
+            f"CREATE TEMP VIEW pairs AS SELECT A.{q}{extra}, "
+            f"CAST(A.{y} AS DOUBLE) - CAST(B.{y} AS DOUBLE) AS {y} FROM A JOIN B USING ({q})"
+        )
+        names = (
+            (systems or (Path(a).stem, Path(b).stem)) if b is not None or systems else ("A", "B")
+        )
+        label = f"{labels[0]} − {labels[1]}"
+        stats = replace(duck.aggregate(con, label, "pairs", cols), binary=False)
+        rows = duck.fetch_scores(con, label, "pairs", cols, stats) if with_rows else None
+    finally:
+        con.close()
+    pairing = Pairing((str(names[0]), str(names[1])), int(matched), only_a, only_b, on_missing)
+    return PairedTable(stats=stats, pairing=pairing, query_scores=rows)
