@@ -165,7 +165,12 @@ def stratified_micro(stats: DocStats, population: Mapping[str, int]) -> DesignEs
     z = (stats.s - R * stats.n) / X
     a = M_h * M_h * (1 - K_h / M_h) * _group_var(z, codes, labels.size) / K_h
     return DesignEstimate(
-        "stratified_ratio", "micro", R, float(np.sqrt(a.sum())), _satterthwaite(a, K_h)
+        "stratified_ratio",
+        "micro",
+        R,
+        float(np.sqrt(a.sum())),
+        _satterthwaite(a, K_h),
+        census=bool(np.all(K_h == M_h)),
     )
 
 
