@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from ragstat.cli import demo, interval
+from ragstat.cli import compare, demo, interval
 from ragstat.errors import RagstatError
 
 __all__ = ["app", "main"]
@@ -20,6 +20,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("interval")(interval.interval)
+app.command("compare")(compare.compare)
 app.command("demo")(demo.demo)
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ragstat.inference.paired import ComparisonReport
 from ragstat.inference.results import IntervalReport
 
 _DESCRIBE = {
     "micro": "micro — rate of a random query (Σs / Σn)",
     "macro": "macro — rate in a typical document (mean of r_d)",
+    "type_mean": "mean over types of the mean document rate",
 }
 
 
@@ -54,3 +56,25 @@ def print_report(report: IntervalReport, source: str, console: Console | None = 
     console.print("★ recommended by seed 000's method guide")
     for w in report.warnings:
         console.print(f"[yellow]warning:[/] {w}")
+
+
+def print_comparison(result: ComparisonReport, source: str, console: Console | None = None) -> None:
+    console = console or Console()
+    p, pairing = result.paired, result.pairing
+    if pairing is not None:
+        a, b = pairing.systems
+        console.print(
+            f"[bold]{a} − {b}[/]: {pairing.matched} paired queries"
+            + (
+                f"; dropped {pairing.only_a} only in {a}, {pairing.only_b} only in {b}"
+                if pairing.only_a or pairing.only_b
+                else ""
+            )
+        )
+    print_report(result.report, source=source, console=console)
+    pvals = ", ".join(f"{k} {v:.4g}" for k, v in p.permutation_p.items())
+    how = "exact" if p.permutation_method == "exact" else f"Monte Carlo, {p.permutation_reps} flips"
+    console.print(
+        f"documents with equal rates (ties): {p.ties_share:.1%}; identical on every query: "
+        f"{p.identical_share:.1%}; sign-flip permutation p ({how}): {pvals}"
+    )

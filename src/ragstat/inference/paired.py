@@ -22,7 +22,7 @@ import numpy as np
 
 from ragstat.inference.design_analysis import analyze_design
 from ragstat.inference.estimators import ESTIMANDS
-from ragstat.inference.results import IntervalReport
+from ragstat.inference.results import METHODS, IntervalReport
 from ragstat.records.docstats import DocStats
 from ragstat.records.paired import Pairing
 
@@ -145,6 +145,8 @@ def compare(
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     diff = replace(diff, binary=False)  # differences are never 0/1 hits
+    if design == "srs" and options.get("methods") is None:
+        options["methods"] = [m for m in METHODS if m != "logit"]  # a difference is not a rate
     report = analyze_design(
         diff,
         design=design,

@@ -120,7 +120,7 @@ def _affordable_reps(x: Sample, estimand: str) -> tuple[int, str | None]:
     else:
         cost, budget = int(x.N), QUERY_RESAMPLE_BUDGET
     reps = min(x.reps, budget // cost)
-    if reps < MIN_NAIVE_REPS:
+    if reps < min(x.reps, MIN_NAIVE_REPS):
         return 0, (
             f"resampling {int(x.N)} queries {MIN_NAIVE_REPS} times exceeds the budget; "
             "this naive method is shown for contrast only (see wald_iid)"

@@ -3,10 +3,11 @@
 from ragstat.records.aggregate import aggregate_arrays, aggregate_frame
 from ragstat.records.docstats import DocStats, LagSums, QueryScores
 from ragstat.records.files import aggregate_file, load_query_scores, table_columns
-from ragstat.records.paired import PairedTable, Pairing, pair_files
+from ragstat.records.paired import ON_MISSING, PairedTable, Pairing, pair_files
 from ragstat.records.population import read_population_counts
 
 __all__ = [
+    "ON_MISSING",
     "DocStats",
     "LagSums",
     "PairedTable",

@@ -230,12 +230,17 @@ def _lag(con, label: str, rows: str, doc_id: np.ndarray) -> LagSums:
 
 
 def fetch_scores(con, label: str, view: str, cols: Columns, stats: DocStats) -> QueryScores:
-    """Per-query scores aligned with ``stats`` (only the naive query resampling needs them)."""
+    """Per-query scores aligned with ``stats`` (only the naive query resampling needs them).
+
+    Rows come in a canonical order (document, then query id when there is one), so
+    resampling draws do not depend on the file's row order.
+    """
+    order = "doc" + (f", CAST({ident(cols.query_id)} AS VARCHAR)" if cols.query_id else ", y")
     res = run(
         con,
         label,
         f"SELECT CAST({ident(cols.cluster)} AS VARCHAR) AS doc, "
-        f"CAST({ident(cols.score)} AS DOUBLE) AS y FROM {ident(view)}",
+        f"CAST({ident(cols.score)} AS DOUBLE) AS y FROM {ident(view)} ORDER BY {order}",
     ).fetchnumpy()
     idx = np.searchsorted(stats.doc_id.astype(str), np.asarray(res["doc"], dtype=str))
     return QueryScores(doc_index=idx.astype(np.int64), y=np.asarray(res["y"], dtype=np.float64))
