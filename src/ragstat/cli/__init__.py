@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from ragstat.cli import compare, demo, interval
+from ragstat.cli import compare, demo, interval, plan
 from ragstat.errors import RagstatError
 
 __all__ = ["app", "main"]
@@ -21,6 +21,7 @@ app = typer.Typer(
 )
 app.command("interval")(interval.interval)
 app.command("compare")(compare.compare)
+app.command("plan")(plan.plan)
 app.command("demo")(demo.demo)
 
 
