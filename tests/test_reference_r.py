@@ -63,7 +63,7 @@ def _ours(path: Path, M: int) -> dict[str, float]:
         "N": N,
         "R": R,
         "cr1": cr1,
-        "cr2": se_cr2(u, st.n / N, N),
+        "cr2": se_cr2(u, st.n),
         "df_bm": df_bell_mccaffrey(st.n),
         "df_ik": df_imbens_kolesar(st.n, st.s, st.q),
         "cr1_fpc": cr1 * np.sqrt(fpc_factor(K, M)),

@@ -35,13 +35,14 @@ def main(argv: list[str] | None = None) -> int:
     except (typer.Exit, SystemExit) as exc:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         return int(code or 0)
-    except Exception as exc:  # click usage errors and genuine bugs
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return 2
-        if isinstance(exc, click.exceptions.Abort):
+    except Exception as exc:  # usage errors (click, as bundled by typer) and genuine bugs
+        if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
+            print(exc.ctx.get_help())
+            return 0
+        if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int):
+            exc.show()  # a usage error: click prints its own message
+            return exc.exit_code
+        if type(exc).__name__ == "Abort":
             print("ragstat: aborted", file=sys.stderr)
             return 1
         if os.environ.get("RAGSTAT_DEBUG"):

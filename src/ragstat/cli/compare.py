@@ -69,7 +69,9 @@ def compare(
         on_missing=on_missing,
         with_rows=False,
     )
-    stats, counts = o.apply_design(table.stats, design, strata, population_file)
+    stats, counts = o.apply_design(
+        table.stats, design, strata, population_file, population=population, methods=methods
+    )
     srs = {}
     if design == "srs":
         query_scores = None

@@ -43,7 +43,9 @@ def interval(
         position=position,
         system=system,
     )
-    stats, counts = o.apply_design(stats, design, strata, population_file)
+    stats, counts = o.apply_design(
+        stats, design, strata, population_file, population=population, methods=methods
+    )
     srs = {}
     if design == "srs":
         query_scores = None

@@ -63,11 +63,24 @@ def strata_column(strata: str | None) -> str | None:
 
 
 def apply_design(
-    stats: DocStats, design: str, strata: str | None, population_file: Path | None
+    stats: DocStats,
+    design: str,
+    strata: str | None,
+    population_file: Path | None,
+    **srs_only: object,
 ) -> tuple[DocStats, dict[str, int] | None]:
-    """Attach size strata if asked for; read the population counts a design needs."""
+    """Attach size strata if asked for; read the population counts a design needs.
+
+    ``srs_only`` are options that only the SRS analysis uses (an error otherwise).
+    """
     if design not in DESIGNS:
         raise InputError(f"--design must be one of {', '.join(DESIGNS)}, got {design!r}")
+    given = [name for name, value in srs_only.items() if value is not None]
+    if design != "srs" and given:
+        raise InputError(
+            f"--{given[0]} applies to --design srs; a {design} design takes its population "
+            "from --population-file and reports its design-based interval"
+        )
     if strata is not None and strata.startswith("size:"):
         try:
             threshold = float(strata.split(":", 1)[1])

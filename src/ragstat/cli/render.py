@@ -23,7 +23,7 @@ def print_report(report: IntervalReport, source: str, console: Console | None = 
     console = console or Console()
     console.print(
         f"[bold]{source}[/]  score [bold]{report.score}[/]  K = {report.K} documents, "
-        f"N = {report.N} queries, level {report.level:.0%}, seed {report.seed}"
+        f"N = {report.N} queries, level {report.level * 100:g}%, seed {report.seed}"
     )
     for est in report.estimands.values():
         table = Table(title=f"{_DESCRIBE[est.estimand]}: {est.estimate:.4f}", title_justify="left")

@@ -55,11 +55,27 @@ _ANALYTIC = {
 _BOOT = {"doc_bootstrap_t", "doc_bootstrap_percentile"}
 
 
-def _check_args(level: float, reps: int, methods: Iterable[str], estimands: Sequence[str]) -> None:
+#: Most bootstrap replicates accepted (memory grows linearly with them).
+MAX_REPS = 1_000_000
+
+
+def _check_args(
+    level: float, reps: int, seed: int | None, methods: Iterable[str], estimands: Sequence[str]
+) -> None:
     if not 0 < level < 1:
         raise InputError(f"level must be between 0 and 1 (e.g. 0.95), got {level}")
-    if reps < 1:
-        raise InputError(f"bootstrap replicates must be positive, got {reps}")
+    if (
+        isinstance(reps, bool)
+        or not isinstance(reps, (int, np.integer))
+        or not 1 <= reps <= MAX_REPS
+    ):
+        raise InputError(
+            f"bootstrap replicates must be a whole number in [1, {MAX_REPS:,}], got {reps!r}"
+        )
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise InputError(f"seed must be a non-negative whole number, got {seed!r}")
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise InputError(f"unknown method(s) {unknown}; choose from {', '.join(METHODS)}")
@@ -92,7 +108,7 @@ def analyze(
     recorded in the report.
     """
     wanted = set(METHODS if methods is None else methods)
-    _check_args(level, bootstrap_reps, wanted, estimands)
+    _check_args(level, bootstrap_reps, seed, wanted, estimands)
     check_documents(stats.K)
     stats, query_scores = _canonical_order(stats, query_scores)
     fpc = fpc_factor(stats.K, population)
@@ -107,6 +123,7 @@ def analyze(
         level=level,
         fpc=fpc,
         reps=bootstrap_reps,
+        w=stats.within_ss,
         deff=diag.deff,
         query_scores=query_scores,
         scores_in_unit=stats.scores_within(0.0, 1.0),
@@ -164,6 +181,13 @@ def _warnings(
     stats: DocStats, results: dict[str, EstimandResult], M: int | None, reps: int
 ) -> list[str]:
     w = []
+    if reps < 999 and any(iv.replicates for est in results.values() for iv in est.intervals):
+        w.append(
+            f"only {reps} bootstrap replicates: percentile and bootstrap-t limits are noisy (use ≥ 999)"
+        )
+    for est in results.values():
+        if not est.intervals:
+            w.append(f"none of the requested methods applies to the {est.estimand} estimand")
     if stats.K < 20:
         w.append(
             f"only K = {stats.K} documents: no interval method is guaranteed nominal coverage "

@@ -117,6 +117,13 @@ def _strata(stats: DocStats, population: Mapping[str, int], what: str):
             f"{what} {h!r}: population count {population[h]} is smaller than the "
             f"{int(K_h[labels == h][0])} documents sampled from it"
         )
+    if what == "stratum":
+        empty = sorted(set(population) - set(labels))
+        if empty:
+            raise DesignError(
+                f"stratum {empty[0]!r} (M = {population[empty[0]]}) has no sampled documents: "
+                "a stratified estimate cannot represent it; sample from every stratum"
+            )
     lonely = labels[K_h < 2]
     if lonely.size:
         raise DesignError(

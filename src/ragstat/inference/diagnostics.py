@@ -22,15 +22,21 @@ from ragstat.records.docstats import DocStats
 __all__ = ["chunk_distribution", "compute_diagnostics", "deff", "icc_anova", "lag1_autocorrelation"]
 
 
-def icc_anova(n: np.ndarray, s: np.ndarray, q: np.ndarray) -> float | None:
-    """One-way ANOVA intraclass correlation for unequal sizes (None when undefined)."""
+def icc_anova(
+    n: np.ndarray, s: np.ndarray, q: np.ndarray, w: np.ndarray | None = None
+) -> float | None:
+    """One-way ANOVA intraclass correlation for unequal sizes (None when undefined).
+
+    ``w`` are the centred within-document sums of squares (default q − s²/n).
+    """
     K, N = n.shape[0], n.sum()
     if K < 2 or N <= K:
         return None
     R = s.sum() / N
     r = s / n
+    w = np.maximum(q - s * s / n, 0.0) if w is None else w
     msb = np.sum(n * (r - R) ** 2) / (K - 1)
-    msw = max(q.sum() - np.sum(s * s / n), 0.0) / (N - K)
+    msw = np.sum(w) / (N - K)
     n0 = (N - np.sum(n * n) / N) / (K - 1)
     denom = msb + (n0 - 1.0) * msw
     if not denom > 0:
@@ -40,9 +46,11 @@ def icc_anova(n: np.ndarray, s: np.ndarray, q: np.ndarray) -> float | None:
 
 def deff(n: np.ndarray, icc: float | None) -> float | None:
     """DEFF = 1 + (m̄(1 + CV²) − 1) ρ with the population CV of chunks per document."""
+    m = n.mean()
+    if np.all(n == 1):
+        return 1.0  # one query per document: no clustering to inflate the variance
     if icc is None:
         return None
-    m = n.mean()
     cv2 = n.var() / (m * m)
     return float(1.0 + (m * (1.0 + cv2) - 1.0) * icc)
 
@@ -53,7 +61,7 @@ def lag1_autocorrelation(stats: DocStats) -> float | None:
         return None
     lag, r = stats.lag, stats.r
     pairs = lag.p.sum()
-    ssw = stats.q.sum() - np.sum(stats.s * r)
+    ssw = float(np.sum(stats.within_ss))
     if pairs <= 0 or not ssw > 0:
         return None
     cross = np.sum(lag.c - r * lag.a + lag.p * r * r)
@@ -72,11 +80,11 @@ def chunk_distribution(n: np.ndarray) -> tuple[float, float, float, float]:
 def compute_diagnostics(stats: DocStats) -> Diagnostics:
     """All diagnostics for one `DocStats`."""
     n, s, q = stats.n, stats.s, stats.q
-    icc = icc_anova(n, s, q)
+    icc = icc_anova(n, s, q, stats.within_ss)
     d = deff(n, icc)
     m, cv, median, top = chunk_distribution(n)
     r = stats.r
-    sigma2, rho = moulton_parameters(n, s, q) if stats.K >= 2 else (None, None)
+    sigma2, rho = moulton_parameters(n, s, q, stats.within_ss) if stats.K >= 2 else (None, None)
     sigma2 = None if sigma2 is None else float(sigma2)
     return Diagnostics(
         icc=icc,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ragstat.inference.bootstrap import (
@@ -12,7 +14,7 @@ from ragstat.inference.bootstrap import (
     query_bootstrap_binary,
     query_bootstrap_values,
 )
-from ragstat.inference.methods import QUERY_RESAMPLE_BUDGET, Sample
+from ragstat.inference.methods import QUERY_RESAMPLE_BUDGET, Sample, census_interval
 from ragstat.inference.results import Interval
 from ragstat.inference.variance import se_cr1, se_t_rates
 
@@ -76,6 +78,16 @@ def _bootstrap_t(x: Sample, estimand: str, draws: DocBootstrap) -> Interval:
         )
         return _with_counts(iv, x.reps, discarded)
     t = (draws.theta[ok] - theta) / draws.se[ok]
+    if np.ptp(t) <= 1e-12 * max(1.0, float(np.max(np.abs(t)))):
+        iv = Interval.unavailable(
+            "doc_bootstrap_t",
+            estimand,
+            theta,
+            x.level,
+            "bootstrap-t",
+            "every usable replicate gives the same pivot (e.g. K = 2): no bootstrap distribution",
+        )
+        return _with_counts(iv, x.reps, discarded)
     q_lo, q_hi = _quantiles(t, x.alpha)
     se = se * np.sqrt(x.fpc)
     return Interval(
@@ -94,8 +106,6 @@ def _bootstrap_t(x: Sample, estimand: str, draws: DocBootstrap) -> Interval:
 
 
 def _with_counts(iv: Interval, reps: int, discarded: int) -> Interval:
-    from dataclasses import replace
-
     return replace(iv, replicates=reps, discarded=discarded)
 
 
@@ -103,6 +113,12 @@ def doc_bootstrap_intervals(
     x: Sample, estimand: str, rng: np.random.Generator, methods: set[str]
 ) -> list[Interval]:
     """Percentile and/or bootstrap-t from one set of document resamples."""
+    if x.census():
+        return [
+            census_interval(m, estimand, x.estimate(estimand), x, "percentile")
+            for m in ("doc_bootstrap_t", "doc_bootstrap_percentile")
+            if m in methods
+        ]
     draws = doc_bootstrap(x.n, x.s, estimand, x.reps, rng)
     out = []
     if "doc_bootstrap_percentile" in methods:

@@ -47,13 +47,13 @@ def aggregate_arrays(
     within a document; ``position`` (order of the query inside its document)
     enables the lag-1 autocorrelation diagnostic.
     """
-    doc_id = np.asarray(doc_id)
+    doc_id = _column(doc_id, "doc_id", None)
     try:
         y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InputError(f"score {score!r} is not numeric: {exc}") from None
-    if doc_id.ndim != 1 or y.shape != doc_id.shape:
-        raise InputError("doc_id and scores must be one-dimensional arrays of equal length")
+    if y.shape != doc_id.shape:
+        raise InputError(f"doc_id has {doc_id.size} rows but score {score!r} has {y.size}")
     if y.size == 0:
         raise InputError("no rows: the per-query table is empty")
     _check_scores(y, doc_id, score)
@@ -61,25 +61,68 @@ def aggregate_arrays(
     K = uniq.size
     n = np.bincount(codes, minlength=K).astype(np.float64)
     s = np.bincount(codes, weights=y, minlength=K)
-    q = np.bincount(codes, weights=y * y, minlength=K)
+    dev = y - (s / n)[codes]
     strata = None
     if stratum is not None:
-        strata = _doc_strata(np.asarray(stratum).astype(str), codes, K, uniq)
+        strata = _doc_strata(_column(stratum, "stratum", y.size).astype(str), codes, K, uniq)
     lag = None
     if position is not None:
-        lag = lag_sums(codes, y, np.asarray(position), K)
-    binary = bool(np.all((y == 0) | (y == 1)))
+        lag = lag_sums(codes, y, _positions(position, y.size, codes, uniq), K)
     return DocStats(
         doc_id=uniq,
         n=n,
         s=s,
-        q=q,
-        binary=binary,
+        q=np.bincount(codes, weights=y * y, minlength=K),
+        w=np.bincount(codes, weights=dev * dev, minlength=K),
+        binary=bool(np.all((y == 0) | (y == 1))),
         score_range=(float(y.min()), float(y.max())),
         stratum=strata,
         lag=lag,
         score=score,
     )
+
+
+def _missing(values: np.ndarray) -> np.ndarray:
+    """Mask of None / NaN entries in an object or numeric array."""
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind == "O":
+        return np.array([v is None or (isinstance(v, float) and v != v) for v in values], bool)
+    return np.zeros(values.shape, bool)
+
+
+def _column(values: object, name: str, size: int | None) -> np.ndarray:
+    """A one-dimensional column of the expected length with no missing values."""
+    arr = np.asarray(values, dtype=object if not hasattr(values, "dtype") else None)
+    if arr.ndim != 1:
+        raise InputError(f"{name} must be one-dimensional")
+    if size is not None and arr.size != size:
+        raise InputError(f"{name} has {arr.size} rows, expected {size}")
+    bad = _missing(arr)
+    if bad.any():
+        raise InputError(
+            f"{name} is missing in {int(bad.sum())} row(s) (first at row {int(np.flatnonzero(bad)[0])})"
+        )
+    return arr
+
+
+def _positions(position: object, size: int, codes: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Numeric positions, unique within each document."""
+    column = _column(position, "position", size)
+    try:
+        pos = np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(
+            "position must be numeric (the order of the query in its document)"
+        ) from None
+    if not np.isfinite(pos).all():
+        raise InputError("position has NaN or infinite values")
+    order = np.lexsort((pos, codes))
+    tie = (codes[order][1:] == codes[order][:-1]) & (pos[order][1:] == pos[order][:-1])
+    if tie.any():
+        i = order[1:][tie][0]
+        raise InputError(f"document {ids[codes[i]]!r} has two queries at position {pos[i]:g}")
+    return pos
 
 
 def _doc_strata(stratum: np.ndarray, codes: np.ndarray, K: int, ids: np.ndarray) -> np.ndarray:

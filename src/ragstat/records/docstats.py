@@ -33,6 +33,44 @@ def _as_float(name: str, values: object, K: int) -> np.ndarray:
     return arr
 
 
+def _ids(values: object) -> np.ndarray:
+    raw = np.asarray(values, dtype=object)
+    if raw.ndim != 1:
+        raise InputError("DocStats.doc_id must be one-dimensional")
+    if any(v is None or (isinstance(v, float) and v != v) for v in raw):
+        raise InputError("DocStats.doc_id has a missing document id")
+    ids = raw.astype(str).astype(object)
+    if len(set(ids.tolist())) != ids.shape[0]:
+        raise InputError("DocStats.doc_id has duplicate document ids")
+    return ids
+
+
+def _check_counts(doc_id: np.ndarray, n: np.ndarray) -> None:
+    if np.any(n <= 0):
+        bad = int(np.flatnonzero(n <= 0)[0])
+        raise InputError(
+            f"document {doc_id[bad]!r} has n = {n[bad]:g}; every document needs n_d > 0"
+        )
+    if np.any(n != np.round(n)):
+        bad = int(np.flatnonzero(n != np.round(n))[0])
+        raise InputError(f"document {doc_id[bad]!r} has a non-integer query count n = {n[bad]}")
+
+
+def _check_sums(doc_id, n, s, q, binary: bool) -> None:
+    """q ≥ s²/n (Cauchy–Schwarz); for 0/1 scores s is a whole number in [0, n] and q = s."""
+    slack = 1e-9 * np.maximum(q, 1.0)
+    bad = q < s * s / n - slack
+    if binary:
+        bad |= (s < 0) | (s > n) | (s != np.round(s)) | (np.abs(q - s) > slack)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        kind = "0/1 " if binary else ""
+        raise InputError(
+            f"document {doc_id[i]!r}: n = {n[i]:g}, s = {s[i]:g}, q = {q[i]:g} cannot come from "
+            f"{kind}scores (need q ≥ s²/n" + (", s whole in [0, n], q = s)" if binary else ")")
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class LagSums:
     """Per-document lag-1 sums over neighbouring queries (see module docstring)."""
@@ -59,7 +97,9 @@ class DocStats:
 
     ``binary`` records whether every per-query score was 0 or 1 (then q = s and
     the naive query-level methods have exact binomial forms); ``score_range`` is
-    the (min, max) of the per-query scores when known.
+    the (min, max) of the per-query scores when known; ``w`` the centred
+    within-document sums of squares Σ_i (y_i − r_d)² when the rows were seen
+    (else q − s²/n, which loses precision for scores far from zero).
     """
 
     doc_id: np.ndarray
@@ -71,38 +111,40 @@ class DocStats:
     stratum: np.ndarray | None = None
     lag: LagSums | None = None
     score: str = "score"
+    w: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        doc_id = np.asarray(self.doc_id).astype(str).astype(object)
+        doc_id = _ids(self.doc_id)
         K = doc_id.shape[0]
-        if doc_id.ndim != 1:
-            raise InputError("DocStats.doc_id must be one-dimensional")
-        if len(set(doc_id.tolist())) != K:
-            raise InputError("DocStats.doc_id has duplicate document ids")
         object.__setattr__(self, "doc_id", doc_id)
         for name in ("n", "s", "q"):
             object.__setattr__(self, name, _as_float(name, getattr(self, name), K))
-        if np.any(self.n <= 0):
-            bad = int(np.flatnonzero(self.n <= 0)[0])
-            raise InputError(
-                f"document {doc_id[bad]!r} has n = {self.n[bad]:g}; every document needs n_d > 0"
-            )
-        if np.any(self.n != np.round(self.n)):
-            bad = int(np.flatnonzero(self.n != np.round(self.n))[0])
-            raise InputError(
-                f"document {doc_id[bad]!r} has a non-integer query count n = {self.n[bad]}"
-            )
+        if self.w is not None:
+            object.__setattr__(self, "w", _as_float("w", self.w, K))
+        _check_counts(doc_id, self.n)
+        _check_sums(doc_id, self.n, self.s, self.q, self.binary)
         if self.stratum is not None:
-            strata = np.asarray(self.stratum).astype(str).astype(object)
+            strata = np.asarray(self.stratum, dtype=object)
             if strata.shape != (K,):
                 raise InputError("DocStats.stratum must have one value per document")
-            object.__setattr__(self, "stratum", strata)
+            if any(v is None or (isinstance(v, float) and v != v) for v in strata):
+                raise InputError("DocStats.stratum has a missing value: every document needs one")
+            object.__setattr__(self, "stratum", strata.astype(str).astype(object))
+        if self.lag is not None and any(
+            x.shape != (K,) for x in (self.lag.c, self.lag.a, self.lag.p)
+        ):
+            raise InputError("DocStats.lag arrays must have one value per document")
 
     def scores_within(self, lo: float, hi: float) -> bool:
         """Whether every per-query score is known to lie in [lo, hi]."""
         if self.score_range is not None:
             return lo <= self.score_range[0] and self.score_range[1] <= hi
         return self.binary and lo <= 0 and hi >= 1
+
+    @property
+    def within_ss(self) -> np.ndarray:
+        """Σ_i (y_i − r_d)² per document."""
+        return np.maximum(self.q - self.s * self.s / self.n, 0.0) if self.w is None else self.w
 
     @property
     def K(self) -> int:
@@ -134,6 +176,7 @@ class DocStats:
             stratum=None if self.stratum is None else self.stratum[index],
             lag=lag,
             score=self.score,
+            w=None if self.w is None else self.w[index],
         )
 
     def to_frame(self):

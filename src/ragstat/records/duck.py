@@ -160,6 +160,8 @@ def validate(con, label: str, view: str, cols: Columns) -> None:
         raise InputError(f"{label}: score {score!r} is not numeric in {non_numeric} row(s)")
     if non_finite:
         raise InputError(f"{label}: score {score!r} is NaN or infinite in {non_finite} row(s)")
+    if cols.position is not None:
+        _validate_positions(con, label, view, cols)
     if cols.query_id is not None:
         qid = ident(cols.query_id)
         dup = run(
@@ -172,6 +174,28 @@ def validate(con, label: str, view: str, cols: Columns) -> None:
             raise InputError(f"{label}: duplicate {cols.query_id!r} values: {shown}")
 
 
+def _validate_positions(con, label: str, view: str, cols: Columns) -> None:
+    """Positions must be numeric, present and unique within a document."""
+    p, d = ident(cols.position), ident(cols.cluster)
+    (bad,) = run(
+        con,
+        label,
+        f"SELECT count(*) FILTER (WHERE {p} IS NULL OR NOT isfinite(TRY_CAST({p} AS DOUBLE))) "
+        f"FROM {ident(view)}",
+    ).fetchone()
+    if bad:
+        raise InputError(
+            f"{label}: position {cols.position!r} is missing or not numeric in {bad} row(s)"
+        )
+    tie = run(
+        con,
+        label,
+        f"SELECT {d}, {p} FROM {ident(view)} GROUP BY 1, 2 HAVING count(*) > 1 LIMIT 1",
+    ).fetchall()
+    if tie:
+        raise InputError(f"{label}: document {tie[0][0]!r} has two queries at position {tie[0][1]}")
+
+
 def _rows_sql(view: str, cols: Columns) -> str:
     """The per-query rows as (doc, y[, stratum][, pos]) — a subquery, never materialised."""
     parts = [
@@ -181,22 +205,31 @@ def _rows_sql(view: str, cols: Columns) -> str:
     if cols.stratum:
         parts.append(f"CAST({ident(cols.stratum)} AS VARCHAR) AS stratum")
     if cols.position:
-        parts.append(f"{ident(cols.position)} AS pos")
+        parts.append(f"TRY_CAST({ident(cols.position)} AS DOUBLE) AS pos")
     return f"(SELECT {', '.join(parts)} FROM {ident(view)})"
 
 
 def aggregate(con, label: str, view: str, cols: Columns) -> DocStats:
     """One row per document (sorted by id): n, s, q, binary flag, score range, strata, lag sums."""
     rows = _rows_sql(view, cols)
-    strata = ", min(stratum) AS smin, count(DISTINCT stratum) AS sk" if cols.stratum else ""
+    strata = (
+        ", min(stratum) AS smin, count(DISTINCT stratum) AS sk,"
+        " count(*) FILTER (WHERE stratum IS NULL) AS snull"
+        if cols.stratum
+        else ""
+    )
     res = run(
         con,
         label,
         f"""SELECT doc, count(*)::DOUBLE AS n, sum(y) AS s, sum(y * y) AS q,
+                   var_pop(y) * count(*) AS w,
                    bool_and(y = 0 OR y = 1) AS bin, min(y) AS lo, max(y) AS hi {strata}
             FROM {rows} GROUP BY doc ORDER BY doc""",
     ).fetchnumpy()
     doc_id = np.asarray(res["doc"], dtype=object)
+    if cols.stratum and np.any(np.asarray(res["snull"]) > 0):
+        bad = doc_id[int(np.flatnonzero(np.asarray(res["snull"]) > 0)[0])]
+        raise InputError(f"{label}: document {bad!r} has rows with no {cols.stratum!r}")
     if cols.stratum and np.any(np.asarray(res["sk"]) > 1):
         bad = doc_id[int(np.flatnonzero(np.asarray(res["sk"]) > 1)[0])]
         raise InputError(f"{label}: document {bad!r} has more than one {cols.stratum!r} value")
@@ -205,6 +238,7 @@ def aggregate(con, label: str, view: str, cols: Columns) -> DocStats:
         n=np.asarray(res["n"], dtype=np.float64),
         s=np.asarray(res["s"], dtype=np.float64),
         q=np.asarray(res["q"], dtype=np.float64),
+        w=np.asarray(res["w"], dtype=np.float64),
         binary=bool(np.all(res["bin"])),
         score_range=(float(np.min(res["lo"])), float(np.max(res["hi"]))),
         stratum=np.asarray(res["smin"], dtype=object) if cols.stratum else None,
