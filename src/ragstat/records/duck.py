@@ -132,21 +132,25 @@ def select_system(
     )
 
 
-def validate(con, label: str, view: str, cols: Columns) -> None:
-    """Missing columns, empty tables, NULL/non-numeric/NaN/inf scores, duplicate query ids."""
+def validate(con, label: str, view: str, cols: Columns) -> float:
+    """Missing columns, empty tables, NULL/non-numeric/NaN/inf scores, duplicate query ids.
+
+    Returns the mean score, the centre `aggregate` uses for stable sums of squares.
+    """
     available = columns_of(con, view)
     missing = [c for c in cols.required() if c not in available]
     if missing:
         raise InputError(f"{label}: column(s) {missing} not found; available: {available}")
     d, y = ident(cols.cluster), ident(cols.score)
-    rows, null_doc, null_y, non_numeric, non_finite = run(
+    rows, null_doc, null_y, non_numeric, non_finite, total = run(
         con,
         label,
         f"""SELECT count(*),
                count(*) FILTER (WHERE {d} IS NULL),
                count(*) FILTER (WHERE {y} IS NULL),
                count(*) FILTER (WHERE {y} IS NOT NULL AND TRY_CAST({y} AS DOUBLE) IS NULL),
-               count(*) FILTER (WHERE NOT isfinite(TRY_CAST({y} AS DOUBLE)))
+               count(*) FILTER (WHERE NOT isfinite(TRY_CAST({y} AS DOUBLE))),
+               fsum(TRY_CAST({y} AS DOUBLE)) FILTER (WHERE isfinite(TRY_CAST({y} AS DOUBLE)))
             FROM {ident(view)}""",
     ).fetchone()
     score = cols.score
@@ -172,6 +176,7 @@ def validate(con, label: str, view: str, cols: Columns) -> None:
         if dup:
             shown = ", ".join(f"{r[0]!r} ({r[1]}×)" for r in dup)
             raise InputError(f"{label}: duplicate {cols.query_id!r} values: {shown}")
+    return float(total) / rows
 
 
 def _validate_positions(con, label: str, view: str, cols: Columns) -> None:
@@ -209,9 +214,15 @@ def _rows_sql(view: str, cols: Columns) -> str:
     return f"(SELECT {', '.join(parts)} FROM {ident(view)})"
 
 
-def aggregate(con, label: str, view: str, cols: Columns) -> DocStats:
-    """One row per document (sorted by id): n, s, q, binary flag, score range, strata, lag sums."""
+def aggregate(con, label: str, view: str, cols: Columns, center: float = 0.0) -> DocStats:
+    """One row per document (sorted by id): n, s, q, binary flag, score range, strata, lag sums.
+
+    Sums use DuckDB's compensated ``fsum`` (reproducible across runs and threads);
+    the within-document sum of squares is taken around ``center`` (the mean score)
+    so that a large common offset does not cancel it away.
+    """
     rows = _rows_sql(view, cols)
+    c = float(center)
     strata = (
         ", min(stratum) AS smin, count(DISTINCT stratum) AS sk,"
         " count(*) FILTER (WHERE stratum IS NULL) AS snull"
@@ -221,8 +232,8 @@ def aggregate(con, label: str, view: str, cols: Columns) -> DocStats:
     res = run(
         con,
         label,
-        f"""SELECT doc, count(*)::DOUBLE AS n, sum(y) AS s, sum(y * y) AS q,
-                   var_pop(y) * count(*) AS w,
+        f"""SELECT doc, count(*)::DOUBLE AS n, fsum(y) AS s, fsum(y * y) AS q,
+                   fsum((y - {c!r}) * (y - {c!r})) AS qc, fsum(y - {c!r}) AS sc,
                    bool_and(y = 0 OR y = 1) AS bin, min(y) AS lo, max(y) AS hi {strata}
             FROM {rows} GROUP BY doc ORDER BY doc""",
     ).fetchnumpy()
@@ -238,7 +249,9 @@ def aggregate(con, label: str, view: str, cols: Columns) -> DocStats:
         n=np.asarray(res["n"], dtype=np.float64),
         s=np.asarray(res["s"], dtype=np.float64),
         q=np.asarray(res["q"], dtype=np.float64),
-        w=np.asarray(res["w"], dtype=np.float64),
+        w=np.maximum(
+            np.asarray(res["qc"]) - np.asarray(res["sc"]) ** 2 / np.asarray(res["n"]), 0.0
+        ),
         binary=bool(np.all(res["bin"])),
         score_range=(float(np.min(res["lo"])), float(np.max(res["hi"]))),
         stratum=np.asarray(res["smin"], dtype=object) if cols.stratum else None,
@@ -251,7 +264,7 @@ def _lag(con, label: str, rows: str, doc_id: np.ndarray) -> LagSums:
     res = run(
         con,
         label,
-        f"""SELECT doc, sum(y * prev) AS c, sum(y + prev) AS a, count(*)::DOUBLE AS p
+        f"""SELECT doc, fsum(y * prev) AS c, fsum(y + prev) AS a, count(*)::DOUBLE AS p
             FROM (SELECT doc, y, lag(y) OVER (PARTITION BY doc ORDER BY pos) AS prev FROM {rows})
             WHERE prev IS NOT NULL GROUP BY doc""",
     ).fetchnumpy()

@@ -59,8 +59,8 @@ def aggregate_file(
     con, cols = _open(path, cols, system, system_column)
     label = str(path) + (f" (system {system!r})" if system else "")
     try:
-        duck.validate(con, label, "rows", cols)
-        return duck.aggregate(con, label, "rows", cols)
+        center = duck.validate(con, label, "rows", cols)
+        return duck.aggregate(con, label, "rows", cols, center)
     finally:
         con.close()
 

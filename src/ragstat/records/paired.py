@@ -122,8 +122,10 @@ def pair_files(
     con = duck.connect()
     try:
         labels = _sides(con, Path(a), None if b is None else Path(b), systems, system_column)
-        for view, label in zip(("A", "B"), labels, strict=True):
+        center_a, center_b = (
             duck.validate(con, label, view, cols)
+            for view, label in zip(("A", "B"), labels, strict=True)
+        )
         matched, only_a, only_b = _match(con, labels, cols, on_missing)
         q, y = ident(query_id), ident(score)
         extra = "".join(f", A.{ident(c)}" for c in (cluster, stratum, position) if c)
@@ -135,7 +137,9 @@ def pair_files(
             (systems or (Path(a).stem, Path(b).stem)) if b is not None or systems else ("A", "B")
         )
         label = f"{labels[0]} − {labels[1]}"
-        stats = replace(duck.aggregate(con, label, "pairs", cols), binary=False)
+        stats = replace(
+            duck.aggregate(con, label, "pairs", cols, center_a - center_b), binary=False
+        )
         rows = duck.fetch_scores(con, label, "pairs", cols, stats) if with_rows else None
     finally:
         con.close()
