@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +11,6 @@ from ragstat.cli import options as o
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
 from ragstat.inference.paired import compare as compare_systems
-from ragstat.inference.resampling import query_resampling_affordable
 from ragstat.records import ON_MISSING, pair_files
 
 
@@ -49,50 +47,29 @@ def compare(
     """Intervals for the difference A − B, clustered by document, and a sign-flip test."""
     wanted = o.split(methods, METHODS, "methods")
     estimands = o.split(estimand, ("micro", "macro"), "estimand")
-    pair = None
-    if systems is not None:
-        pair = tuple(v.strip() for v in systems.split(","))
-        if len(pair) != 2 or not all(pair):
-            raise InputError(f"--systems expects two names, A,B; got {systems!r}")
-    if on_missing not in ON_MISSING:
-        raise InputError(f"--on-missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
-    if permutation_reps < 1:
-        raise InputError(f"--permutation-reps must be positive, got {permutation_reps}")
-    table = pair_files(
-        a,
-        b,
-        systems=pair,
-        cluster=cluster,
-        score=score,
-        query_id=query_id,
-        stratum=o.strata_column(strata),
-        on_missing=on_missing,
-        with_rows=False,
-    )
+    _check(on_missing, permutation_reps)
+    pair = _systems(systems)
+
+    def load(with_rows: bool):
+        return pair_files(
+            a,
+            b,
+            systems=pair,
+            cluster=cluster,
+            score=score,
+            query_id=query_id,
+            stratum=o.strata_column(strata),
+            on_missing=on_missing,
+            with_rows=with_rows,
+        )
+
+    table = load(False)
     stats, counts = o.apply_design(
         table.stats, design, strata, population_file, population=population, methods=methods
     )
-    srs = {}
-    if design == "srs":
-        query_scores = None
-        naive = wanted is None or "query_bootstrap" in wanted
-        if naive and query_resampling_affordable(stats.N, False):
-            query_scores = pair_files(
-                a,
-                b,
-                systems=pair,
-                cluster=cluster,
-                score=score,
-                query_id=query_id,
-                on_missing=on_missing,
-                with_rows=True,
-            ).query_scores
-        srs = dict(
-            methods=wanted,
-            population=population,
-            bootstrap_reps=bootstrap_reps,
-            query_scores=query_scores,
-        )
+    srs = o.srs_options(
+        design, wanted, population, bootstrap_reps, stats, lambda: load(True).query_scores
+    )
     result = compare_systems(
         stats,
         pairing=table.pairing,
@@ -104,9 +81,26 @@ def compare(
         seed=seed,
         **srs,
     )
-    if as_json:
-        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
-    else:
-        from ragstat.cli.render import print_comparison
+    o.emit(result, as_json, lambda: _render(result, f"{a}" + (f" vs {b}" if b else "")))
 
-        print_comparison(result, source=f"{a}" + (f" vs {b}" if b else ""))
+
+def _systems(systems: str | None) -> tuple[str, str] | None:
+    if systems is None:
+        return None
+    pair = tuple(v.strip() for v in systems.split(","))
+    if len(pair) != 2 or not all(pair):
+        raise InputError(f"--systems expects two names, A,B; got {systems!r}")
+    return pair
+
+
+def _check(on_missing: str, permutation_reps: int) -> None:
+    if on_missing not in ON_MISSING:
+        raise InputError(f"--on-missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
+    if permutation_reps < 1:
+        raise InputError(f"--permutation-reps must be positive, got {permutation_reps}")
+
+
+def _render(result, source: str) -> None:
+    from ragstat.cli.render import print_comparison
+
+    print_comparison(result, source=source)

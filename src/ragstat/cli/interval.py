@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +10,6 @@ import typer
 from ragstat.cli import options as o
 from ragstat.inference import METHODS
 from ragstat.inference.design_analysis import analyze_design
-from ragstat.inference.resampling import query_resampling_affordable
 from ragstat.records import aggregate_file, load_query_scores
 
 
@@ -46,20 +44,14 @@ def interval(
     stats, counts = o.apply_design(
         stats, design, strata, population_file, population=population, methods=methods
     )
-    srs = {}
-    if design == "srs":
-        query_scores = None
-        naive = wanted is None or "query_bootstrap" in wanted
-        if naive and not stats.binary and query_resampling_affordable(stats.N, False):
-            query_scores = load_query_scores(
-                file, stats, cluster=cluster, score=score, system=system
-            )
-        srs = dict(
-            methods=wanted,
-            population=population,
-            bootstrap_reps=bootstrap_reps,
-            query_scores=query_scores,
-        )
+    srs = o.srs_options(
+        design,
+        wanted,
+        population,
+        bootstrap_reps,
+        stats,
+        lambda: load_query_scores(file, stats, cluster=cluster, score=score, system=system),
+    )
     report = analyze_design(
         stats,
         design=design,
@@ -69,9 +61,10 @@ def interval(
         seed=seed,
         **srs,
     )
-    if as_json:
-        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
-    else:
-        from ragstat.cli.render import print_report
+    o.emit(report, as_json, lambda: _render(report, file))
 
-        print_report(report, source=str(file))
+
+def _render(report, file: Path) -> None:
+    from ragstat.cli.render import print_report
+
+    print_report(report, source=str(file))

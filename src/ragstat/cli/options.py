@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +13,7 @@ import typer
 from ragstat.errors import InputError
 from ragstat.inference import DEFAULT_REPS, METHODS
 from ragstat.inference.designs import DESIGNS, size_strata
+from ragstat.inference.resampling import query_resampling_affordable
 from ragstat.records import DocStats, read_population_counts
 
 Cluster = Annotated[str, typer.Option(help="Column with the sampling unit (document)")]
@@ -96,3 +99,34 @@ def apply_design(
     if population_file is None:
         raise InputError(f"--design {design} needs --population-file with M per stratum/type")
     return stats, read_population_counts(population_file)
+
+
+def srs_options(
+    design: str,
+    methods: list[str] | None,
+    population: int | None,
+    reps: int,
+    stats: DocStats,
+    load_rows: Callable[[], object],
+) -> dict:
+    """Options of the SRS analysis; per-query rows only when the naive resampling can use them."""
+    if design != "srs":
+        return {}
+    naive = methods is None or "query_bootstrap" in methods
+    rows = None
+    if naive and not stats.binary and query_resampling_affordable(stats.N, False):
+        rows = load_rows()
+    return {
+        "methods": methods,
+        "population": population,
+        "bootstrap_reps": reps,
+        "query_scores": rows,
+    }
+
+
+def emit(result, as_json: bool, render: Callable[[], None]) -> None:
+    """One JSON object on stdout, or the readable rendering."""
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        render()

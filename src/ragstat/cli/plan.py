@@ -86,26 +86,17 @@ def plan(
         stats, paired = _pilot(pilot, pilot_b, systems, cluster, score, strata)
         sd = pilot_sd(stats, estimand)
         source = f"pilot {pilot}: K = {stats.K} documents, N = {stats.N:g} queries"
-    out: dict = {
+    out = {
         "estimand": estimand,
         "level": level,
         "sd": sd,
         "sd_source": source,
         "population": population,
         "paired": paired,
+        "power": power,
     }
-    if half_width_target is not None:
-        result = plan_documents(half_width_target, sd, level=level, M=population, estimand=estimand)
-        out["plan"] = result.to_dict()
-        K = result.K
-    else:
-        K = documents
-        out["achieved_half_width"] = half_width(K, sd, level, population)
-    out["documents"] = K
-    out["minimum_detectable_difference"] = minimum_detectable_difference(
-        K, sd, level=level, power=power, M=population
-    )
-    out["power"] = power
+    out |= _numbers(half_width_target, documents, sd, level, population, power, estimand)
+    K = out["documents"]
     if population_file is not None:
         out["allocation"] = _allocation(K, population_file, allocation, stats, estimand)
     out["assumptions"] = _assumptions(estimand, population, paired)
@@ -113,6 +104,22 @@ def plan(
         typer.echo(json.dumps(out, ensure_ascii=False))
     else:
         _print(out)
+
+
+def _numbers(h, documents, sd, level, M, power, estimand) -> dict:
+    """The plan for h, or the half-width a given K achieves; the detectable difference."""
+    out: dict = {}
+    if h is not None:
+        result = plan_documents(h, sd, level=level, M=M, estimand=estimand)
+        out["plan"], K = result.to_dict(), result.K
+    else:
+        K = documents
+        out["achieved_half_width"] = half_width(K, sd, level, M)
+    out["documents"] = K
+    out["minimum_detectable_difference"] = minimum_detectable_difference(
+        K, sd, level=level, power=power, M=M
+    )
+    return out
 
 
 def _assumptions(estimand: str, M: int | None, paired: bool) -> list[str]:
