@@ -192,3 +192,85 @@ def test_non_srs_designs_reject_srs_options(tmp_path, capsys):
         ]
     )
     assert code == 2 and "--population applies to --design srs" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 3 review
+
+
+def test_neyman_micro_allocation_favours_the_variable_large_documents():
+    from ragstat.inference.planning import allocate, stratum_sd
+
+    rng = np.random.default_rng(0)
+    n = np.r_[np.full(10, 150.0), np.full(10, 20.0)]
+    p = np.r_[rng.uniform(0, 0.6, 10), rng.uniform(0, 0.6, 10)]
+    s = np.round(n * p)
+    st = DocStats(
+        doc_id=[f"d{i}" for i in range(20)],
+        n=n,
+        s=s,
+        q=s,
+        binary=True,
+        stratum=["big"] * 10 + ["small"] * 10,
+    )
+    sd = stratum_sd(st, "micro")
+    R = s.sum() / n.sum()
+    u = s - R * n
+    assert sd["big"] == pytest.approx(np.std(u[:10], ddof=1))
+    alloc = allocate(40, {"big": 129, "small": 1171}, "neyman", sd)
+    share = 129 * sd["big"] / (129 * sd["big"] + 1171 * sd["small"])
+    assert alloc["big"] == pytest.approx(40 * share, abs=1)
+
+
+def test_query_ids_of_different_types_pair_as_text(tmp_path):
+    from ragstat.records import pair_files
+
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pd.DataFrame({"query_id": [1, 2, 3], "doc_id": list("xxy"), "hit": [1, 0, 1]}).to_parquet(a)
+    pd.DataFrame({"query_id": ["1", "2", "3"], "doc_id": list("xxy"), "hit": [0, 0, 1]}).to_parquet(
+        b
+    )
+    t = pair_files(a, b, score="hit")
+    assert t.pairing.matched == 3 and t.stats.N == 3
+    pd.DataFrame(
+        {"query_id": ["1", "01", "2", "3"], "doc_id": list("xxxy"), "hit": [0, 0, 0, 1]}
+    ).to_parquet(b)
+    with pytest.raises(InputError, match="no match"):
+        pair_files(a, b, score="hit")
+    pd.DataFrame({"query_id": [1, None, 3], "doc_id": list("xxy"), "hit": [1, 0, 1]}).to_parquet(b)
+    with pytest.raises(InputError, match="'query_id' is missing"):
+        pair_files(a, b, score="hit")
+
+
+def test_plan_edge_cases_exit_cleanly(tmp_path, capsys):
+    from ragstat.inference.planning import allocate, plan_documents
+
+    assert main(["plan", "--half-width", "100", "--sd", "0.1"]) == 0
+    assert "K − 1 < 2" in capsys.readouterr().out
+    assert main(["plan", "--half-width", "1e-10", "--sd", "1", "--population", "1300"]) == 0
+    capsys.readouterr()
+    with pytest.raises(InputError, match="too small"):
+        plan_documents(1e-10, 1.0)
+    pilot = tmp_path / "p.csv"
+    pd.DataFrame(
+        {"doc_id": list("ab"), "hit": [1, 0], "system": ["A", "A"], "query_id": [1, 2]}
+    ).to_csv(pilot, index=False)
+    assert main(["plan", "--half-width", "0.05", "--pilot", str(pilot), "--systems", "A"]) == 2
+    assert "two names" in capsys.readouterr().err
+    with pytest.raises(InputError, match="proportional"):
+        allocate(10, {"a": 50, "b": 50}, "neyman", {"a": 0.0, "b": 0.0})
+    assert allocate(5, {"a": 1, "b": 50}) == {"a": 1, "b": 4}
+
+
+def test_a_stratum_taken_whole_is_certain_not_lonely():
+    st = DocStats(
+        doc_id=list("abcd"),
+        n=[2, 2, 3, 3],
+        s=[1, 0, 2, 1],
+        q=[1, 0, 2, 1],
+        binary=True,
+        stratum=["x", "y", "y", "y"],
+    )
+    est = stratified_macro(st, {"x": 1, "y": 10})
+    assert np.isfinite(est.se) and est.se > 0
+    with pytest.raises(DesignError, match="one sampled document"):
+        stratified_macro(st, {"x": 2, "y": 10})

@@ -48,7 +48,7 @@ def compare(
     wanted = o.split(methods, METHODS, "methods")
     estimands = o.split(estimand, ("micro", "macro"), "estimand")
     _check(on_missing, permutation_reps)
-    pair = _systems(systems)
+    pair = o.parse_systems(systems)
 
     def load(with_rows: bool):
         return pair_files(
@@ -82,15 +82,6 @@ def compare(
         **srs,
     )
     o.emit(result, as_json, lambda: _render(result, f"{a}" + (f" vs {b}" if b else "")))
-
-
-def _systems(systems: str | None) -> tuple[str, str] | None:
-    if systems is None:
-        return None
-    pair = tuple(v.strip() for v in systems.split(","))
-    if len(pair) != 2 or not all(pair):
-        raise InputError(f"--systems expects two names, A,B; got {systems!r}")
-    return pair
 
 
 def _check(on_missing: str, permutation_reps: int) -> None:

@@ -130,3 +130,13 @@ def emit(result, as_json: bool, render: Callable[[], None]) -> None:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
         render()
+
+
+def parse_systems(systems: str | None) -> tuple[str, str] | None:
+    """``A,B`` → ("A", "B"); anything but two non-empty names is an error."""
+    if systems is None:
+        return None
+    pair = tuple(v.strip() for v in systems.split(","))
+    if len(pair) != 2 or not all(pair):
+        raise InputError(f"--systems expects two names, A,B; got {systems!r}")
+    return pair

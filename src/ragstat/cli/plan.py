@@ -17,6 +17,7 @@ from ragstat.inference.planning import (
     minimum_detectable_difference,
     pilot_sd,
     plan_documents,
+    stratum_sd,
 )
 from ragstat.records import aggregate_file, pair_files, read_population_counts
 
@@ -24,7 +25,7 @@ from ragstat.records import aggregate_file, pair_files, read_population_counts
 def _pilot(pilot, pilot_b, systems, cluster, score, strata):
     """Pilot DocStats (differences when two systems are given) and whether it is paired."""
     if pilot_b is not None or systems is not None:
-        pair = None if systems is None else tuple(v.strip() for v in systems.split(","))
+        pair = o.parse_systems(systems)
         return pair_files(
             pilot, pilot_b, systems=pair, cluster=cluster, score=score, stratum=strata
         ).stats, True
@@ -38,7 +39,7 @@ def _allocation(K: int, population_file: Path, method: str, stats, estimand: str
     if method == "neyman":
         if stats is None or stats.stratum is None:
             raise InputError("Neyman allocation needs --pilot with --strata")
-        by = {h: pilot_sd(stats.subset(stats.stratum == h), estimand) for h in set(stats.stratum)}
+        by = stratum_sd(stats, estimand)
     return {"method": method, "documents": allocate(K, counts, method, by)}
 
 
@@ -74,7 +75,8 @@ def plan(
     as_json: o.Json = False,
 ) -> None:
     """Documents needed for a target half-width (t solved iteratively, finite correction)."""
-    o.split(estimand, ("micro", "macro"), "estimand")
+    if estimand not in ("micro", "macro"):
+        raise InputError(f"--estimand must be micro or macro, got {estimand!r}")
     if (half_width_target is None) == (documents is None):
         raise InputError("give exactly one of --half-width (how many documents?) or --documents K")
     if (sd is None) == (pilot is None):
@@ -150,17 +152,19 @@ def _print(out: dict) -> None:
 
     c = Console()
     c.print(
-        f"[bold]{out['estimand']}[/] estimand, level {out['level']:.0%}, S = {out['sd']:.4f} ({out['sd_source']})"
+        f"[bold]{out['estimand']}[/] estimand, level {out['level'] * 100:g}%, S = {out['sd']:.4f} ({out['sd_source']})"
     )
     if "plan" in out:
         p = out["plan"]
+        prev = p["achieved_previous"]
         c.print(
-            f"documents needed for half-width {p['half_width']:g}: [bold]{p['K']}[/] "
-            f"(achieved {p['achieved']:.4f}; with K − 1: {p['achieved_previous']:.4f})"
+            f"documents needed for half-width {p['half_width']:g}: [bold]{p['K']}[/] — the smallest "
+            f"K with h(K) ≤ h (achieved {p['achieved']:.4f}; "
+            + ("K − 1 would give " + f"{prev:.4f})" if prev is not None else "K − 1 < 2)")
         )
         c.print(
-            f"without the finite correction: K₀ = {p['K0']}"
-            + (f"; K₀/(1 + K₀/M) → {p['K_formula']}" if p["K_formula"] else "")
+            f"without the finite correction: K₀ = {p['K0'] if p['K0'] else '> 1e12'}"
+            + (f"; textbook K₀/(1 + K₀/M) → {p['K_formula']}" if p["K_formula"] else "")
         )
     else:
         c.print(

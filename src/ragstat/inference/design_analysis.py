@@ -78,6 +78,8 @@ def analyze_design(
         f"{design} design: design-based linearised intervals only; "
         "the document bootstraps and CR2 assume simple random sampling of documents"
     ]
+    if design == "two-stage":
+        warnings.append("two-stage estimand: the mean over types of their mean document rate")
     warnings += [
         f"{r.estimand} {iv.method}: unavailable — {iv.reason}"
         for r in results.values()

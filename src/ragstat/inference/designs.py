@@ -105,9 +105,13 @@ def _strata(stats: DocStats, population: Mapping[str, int], what: str):
     if stats.stratum is None:
         raise DesignError(f"the {what} design needs a stratum/type for every document (--strata)")
     labels, codes = np.unique(stats.stratum.astype(str), return_inverse=True)
+    labels = np.array([str(h) for h in labels], dtype=object)
     missing = [h for h in labels if h not in population]
     if missing:
-        raise DesignError(f"population counts missing for {what} {missing[:5]}")
+        raise DesignError(
+            f"population counts missing for {what} {missing[:5]}; the population file has "
+            f"{sorted(population)[:8]}"
+        )
     K_h = np.bincount(codes, minlength=labels.size).astype(float)
     M_h = np.array([float(population[h]) for h in labels])
     small = labels[K_h > M_h]
@@ -124,7 +128,7 @@ def _strata(stats: DocStats, population: Mapping[str, int], what: str):
                 f"stratum {empty[0]!r} (M = {population[empty[0]]}) has no sampled documents: "
                 "a stratified estimate cannot represent it; sample from every stratum"
             )
-    lonely = labels[K_h < 2]
+    lonely = labels[(K_h < 2) & (K_h < M_h)]  # a stratum of one, taken whole, is certain
     if lonely.size:
         raise DesignError(
             f"{what} {lonely[0]!r} has one sampled document: its variance is undefined; "
@@ -134,15 +138,18 @@ def _strata(stats: DocStats, population: Mapping[str, int], what: str):
 
 
 def _group_var(x: np.ndarray, codes: np.ndarray, H: int) -> np.ndarray:
-    """Sample variance (ddof = 1) of x within each group."""
+    """Sample variance (ddof = 1) of x within each group (0 for a group of one, which only a
+    fully enumerated stratum may have: its finite correction is 0)."""
     k = np.bincount(codes, minlength=H)
     mean = np.bincount(codes, weights=x, minlength=H) / k
     dev = x - mean[codes]
-    return np.bincount(codes, weights=dev * dev, minlength=H) / (k - 1)
+    ss = np.bincount(codes, weights=dev * dev, minlength=H)
+    return np.divide(ss, k - 1, out=np.zeros(H), where=k > 1)
 
 
 def _satterthwaite(a: np.ndarray, K_h: np.ndarray) -> float:
-    denom = np.sum(a * a / (K_h - 1))
+    live = K_h > 1
+    denom = np.sum(a[live] ** 2 / (K_h[live] - 1))
     return float(a.sum() ** 2 / denom) if denom > 0 else float(np.sum(K_h - 1))
 
 

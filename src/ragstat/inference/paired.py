@@ -158,4 +158,15 @@ def compare(
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(len(ESTIMANDS),)))
     perm_estimands = tuple(e for e in estimands if e in ("micro", "macro"))
     summary = paired_summary(diff, permutation_reps, rng, perm_estimands)
+    if design != "srs":
+        report = replace(
+            report,
+            warnings=(
+                *report.warnings,
+                (
+                    "the sign-flip test uses the unweighted micro/macro statistics (valid under the "
+                    "null for any design, but not weighted like the design-based estimate)"
+                ),
+            ),
+        )
     return ComparisonReport(report=report, paired=summary, pairing=pairing)

@@ -36,6 +36,7 @@ __all__ = [
     "minimum_detectable_difference",
     "pilot_sd",
     "plan_documents",
+    "stratum_sd",
 ]
 
 ALLOCATIONS = ("proportional", "neyman")
@@ -50,7 +51,7 @@ class Plan:
     level: float
     sd: float
     population: int | None
-    K0: int
+    K0: int | None
     K_formula: int | None
     K: int
     achieved: float
@@ -76,7 +77,13 @@ def half_width(K: int, S: float, level: float = 0.95, M: int | None = None) -> f
     if M is not None and K > M:
         raise InputError(f"the sample (K = {K}) cannot exceed the population (M = {M})")
     fpc = 1.0 if M is None else 1.0 - K / M
-    return float(sps.t.ppf(0.5 + level / 2, K - 1) * S / math.sqrt(K) * math.sqrt(fpc))
+    return float(
+        sps.t.ppf(0.5 + level / 2, float(K - 1)) * S / math.sqrt(float(K)) * math.sqrt(fpc)
+    )
+
+
+#: Largest K the planner searches (beyond it, h is too small for S to be meaningful).
+MAX_DOCUMENTS = 10**12
 
 
 def _smallest(ok, hi: int | None) -> int:
@@ -85,6 +92,11 @@ def _smallest(ok, hi: int | None) -> int:
     if ok(lo):
         return lo
     while True:
+        if step > MAX_DOCUMENTS:
+            raise InputError(
+                f"more than {MAX_DOCUMENTS:.0e} documents would be needed: the half-width is "
+                "too small for this SD"
+            )
         upper = step * 2 if hi is None else min(step * 2, hi)
         if ok(upper):
             break
@@ -104,12 +116,16 @@ def plan_documents(
     if not (math.isfinite(h) and h > 0):
         raise InputError(f"the target half-width must be positive, got {h}")
     _check(level, S, M)
-    K0 = _smallest(lambda k: half_width(k, S, level) <= h, None)
     if M is None:
+        K0 = _smallest(lambda k: half_width(k, S, level) <= h, None)
         K, formula = K0, None
     else:
-        formula = math.ceil(K0 / (1 + K0 / M) - 1e-9)
         K = _smallest(lambda k: half_width(k, S, level, M) <= h, M)
+        try:
+            K0 = _smallest(lambda k: half_width(k, S, level) <= h, None)
+            formula = math.ceil(K0 / (1 + K0 / M) - 1e-9)
+        except InputError:  # a census can reach any h; without the correction nothing can
+            K0 = formula = None
     prev = half_width(K - 1, S, level, M) if K > 2 else None
     return Plan(estimand, h, level, float(S), M, K0, formula, K, half_width(K, S, level, M), prev)
 
@@ -123,6 +139,22 @@ def minimum_detectable_difference(
         raise InputError(f"power must be between 0 and 1, got {power}")
     t_beta = sps.t.ppf(power, K - 1)
     return float(half_width(K, S_d, level, M) * (1 + t_beta / sps.t.ppf(0.5 + level / 2, K - 1)))
+
+
+def stratum_sd(stats: DocStats, estimand: str) -> dict[str, float]:
+    """Per-stratum SDs for Neyman allocation: macro sd(r_d); micro sd(u_d), u_d = s_d − R̂ n_d
+    with R̂ the combined pilot ratio (the combined ratio estimator's variance is
+    Σ_h M_h² (1 − f_h) S²_{u,h} / K_h / X², so K_h ∝ M_h S_{u,h})."""
+    if stats.stratum is None:
+        raise InputError("Neyman allocation needs a pilot with a stratum column (--strata)")
+    value = stats.r if estimand == "macro" else stats.s - stats.s.sum() / stats.N * stats.n
+    out = {}
+    for h in sorted(set(stats.stratum)):
+        x = value[stats.stratum == h]
+        if x.size < 2:
+            raise InputError(f"stratum {h!r} has one pilot document: its SD is undefined")
+        out[str(h)] = float(np.std(x, ddof=1))
+    return out
 
 
 def pilot_sd(stats: DocStats, estimand: str) -> float:
@@ -143,8 +175,8 @@ def allocate(
 ) -> dict[str, int]:
     """Split K documents across strata: K_h ∝ M_h (proportional) or M_h S_h (Neyman).
 
-    Largest-remainder rounding; every stratum gets at least 2 (a variance needs
-    two) and at most M_h.
+    Largest-remainder rounding; every stratum gets at least min(2, M_h) (a variance
+    needs two, a stratum of one is taken whole) and at most M_h.
     """
     if method not in ALLOCATIONS:
         raise InputError(f"allocation must be one of {ALLOCATIONS}, got {method!r}")
@@ -155,13 +187,16 @@ def allocate(
         if sd is None or any(h not in sd for h in labels):
             raise InputError("Neyman allocation needs a pilot SD for every stratum")
         weight = M_h * np.array([sd[h] for h in labels])
-    lowest, highest = 2 * len(labels), int(M_h.sum())
+        if not weight.sum() > 0:
+            raise InputError("every stratum's pilot SD is zero: use --allocation proportional")
+    floor = np.minimum(2, M_h)
+    lowest, highest = int(floor.sum()), int(M_h.sum())
     if not lowest <= K <= highest:
         raise InputError(f"cannot allocate K = {K}: need between {lowest} and {highest}")
-    k = np.minimum(np.maximum(2, np.floor(K * weight / weight.sum())), M_h)
+    k = np.minimum(np.maximum(floor, np.floor(K * weight / weight.sum())), M_h)
     while k.sum() != K:
         share = K * weight / weight.sum() - k
-        room = (k < M_h) if k.sum() < K else (k > 2)
+        room = (k < M_h) if k.sum() < K else (k > floor)
         pick = np.flatnonzero(room)[np.argmax(share[room] if k.sum() < K else -share[room])]
         k[pick] += 1 if k.sum() < K else -1
     return {h: int(v) for h, v in zip(labels, k, strict=True)}

@@ -168,6 +168,11 @@ def validate(con, label: str, view: str, cols: Columns) -> float:
         _validate_positions(con, label, view, cols)
     if cols.query_id is not None:
         qid = ident(cols.query_id)
+        (null_q,) = run(
+            con, label, f"SELECT count(*) FROM {ident(view)} WHERE {qid} IS NULL"
+        ).fetchone()
+        if null_q:
+            raise InputError(f"{label}: {cols.query_id!r} is missing in {null_q} row(s)")
         dup = run(
             con,
             label,

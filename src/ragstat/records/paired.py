@@ -69,29 +69,43 @@ def _sides(con, a: Path, b: Path | None, systems: tuple[str, str] | None, system
     return str(a), str(b)
 
 
-def _match(con, labels: tuple[str, str], cols: Columns, on_missing: str) -> tuple[int, int, int]:
+def _keyed(con, label: str, cols: Columns) -> None:
+    """Views KA/KB with a text join key, so int 1 and text '1' match but '01' does not."""
     q = ident(cols.query_id)
+    for side in ("A", "B"):
+        duck.run(
+            con,
+            label,
+            f"CREATE TEMP VIEW K{side} AS SELECT *, CAST({q} AS VARCHAR) AS __qid FROM {side}",
+        )
+
+
+def _match(con, labels: tuple[str, str], cols: Columns, on_missing: str) -> tuple[int, int, int]:
+    label = f"{labels[0]} vs {labels[1]}"
+    _keyed(con, label, cols)
     counts = []
-    for left, right, label in (("A", "B", labels[0]), ("B", "A", labels[1])):
-        anti = f"FROM {left} ANTI JOIN {right} USING ({q})"
-        (count,) = con.execute(f"SELECT count(*) {anti}").fetchone()
+    for left, right, side in (("KA", "KB", labels[0]), ("KB", "KA", labels[1])):
+        anti = f"FROM {left} ANTI JOIN {right} USING (__qid)"
+        (count,) = duck.run(con, label, f"SELECT count(*) {anti}").fetchone()
         counts.append(int(count))
         if count and on_missing == "error":
-            ids = con.execute(f"SELECT CAST({q} AS VARCHAR) {anti} ORDER BY 1 LIMIT 5").fetchall()
+            ids = duck.run(con, label, f"SELECT __qid {anti} ORDER BY 1 LIMIT 5").fetchall()
             raise InputError(
-                f"{count} query id(s) in {label} have no match in the other system "
+                f"{count} query id(s) in {side} have no match in the other system "
                 f"(first: {', '.join(repr(r[0]) for r in ids)}); the same queries are needed, "
                 "or pass --on-missing drop"
             )
     d = ident(cols.cluster)
-    moved = con.execute(
-        f"SELECT CAST(A.{q} AS VARCHAR), A.{d}, B.{d} FROM A JOIN B USING ({q}) "
-        f"WHERE CAST(A.{d} AS VARCHAR) <> CAST(B.{d} AS VARCHAR) LIMIT 3"
+    moved = duck.run(
+        con,
+        label,
+        f"SELECT KA.__qid, KA.{d}, KB.{d} FROM KA JOIN KB USING (__qid) "
+        f"WHERE CAST(KA.{d} AS VARCHAR) <> CAST(KB.{d} AS VARCHAR) LIMIT 3",
     ).fetchall()
     if moved:
         shown = "; ".join(f"{r[0]!r}: {r[1]!r} vs {r[2]!r}" for r in moved)
         raise InputError(f"queries come from different documents in the two systems ({shown})")
-    (matched,) = con.execute(f"SELECT count(*) FROM A JOIN B USING ({q})").fetchone()
+    (matched,) = duck.run(con, label, "SELECT count(*) FROM KA JOIN KB USING (__qid)").fetchone()
     if matched == 0:
         raise InputError("the two systems share no query ids")
     return matched, counts[0], counts[1]
@@ -128,14 +142,14 @@ def pair_files(
         )
         matched, only_a, only_b = _match(con, labels, cols, on_missing)
         q, y = ident(query_id), ident(score)
-        extra = "".join(f", A.{ident(c)}" for c in (cluster, stratum, position) if c)
-        con.execute(
-            f"CREATE TEMP VIEW pairs AS SELECT A.{q}{extra}, "
-            f"CAST(A.{y} AS DOUBLE) - CAST(B.{y} AS DOUBLE) AS {y} FROM A JOIN B USING ({q})"
+        extra = "".join(f", KA.{ident(c)}" for c in (cluster, stratum, position) if c)
+        duck.run(
+            con,
+            f"{labels[0]} vs {labels[1]}",
+            f"CREATE TEMP VIEW pairs AS SELECT KA.__qid AS {q}{extra}, "
+            f"CAST(KA.{y} AS DOUBLE) - CAST(KB.{y} AS DOUBLE) AS {y} FROM KA JOIN KB USING (__qid)",
         )
-        names = (
-            (systems or (Path(a).stem, Path(b).stem)) if b is not None or systems else ("A", "B")
-        )
+        names = systems if systems is not None else (Path(a).stem, Path(b).stem)
         label = f"{labels[0]} − {labels[1]}"
         stats = replace(
             duck.aggregate(con, label, "pairs", cols, center_a - center_b), binary=False
