@@ -115,6 +115,11 @@ def test_empty_file_exits_2(tmp_path):
     assert res.returncode == 2 and "empty" in res.stderr
 
 
-def test_demo_command_exists():
-    res = run("demo")
-    assert res.returncode == 0 and "demo" in res.stdout
+@pytest.mark.slow
+def test_demo_runs_the_study_on_the_built_in_corpus(tmp_path):
+    res = run("demo", "--out", str(tmp_path / "demo"), "--json", "--seed", "1")
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout)
+    assert summary["counts"]["documents"] == 249
+    assert set(summary["retrievers"]) == {"bm25", "tfidf"}
+    assert (tmp_path / "demo" / "records.parquet").is_file()

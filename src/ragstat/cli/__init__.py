@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from ragstat.cli import compare, demo, interval, plan
+from ragstat.cli import compare, interval, plan, study
 from ragstat.errors import RagstatError
 
 __all__ = ["app", "main"]
@@ -22,7 +22,8 @@ app = typer.Typer(
 app.command("interval")(interval.interval)
 app.command("compare")(compare.compare)
 app.command("plan")(plan.plan)
-app.command("demo")(demo.demo)
+app.command("study")(study.study)
+app.command("demo")(study.demo)
 
 
 def main(argv: list[str] | None = None) -> int:

