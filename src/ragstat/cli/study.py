@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +19,24 @@ ChunkWords = Annotated[int, typer.Option(help="Words per chunk")]
 QueryWords = Annotated[int, typer.Option(help="Words of each chunk used as its query")]
 Out = Annotated[Path | None, typer.Option(help="Output folder")]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress messages")]
+
+
+@contextmanager
+def _progress(show: bool) -> Iterator[Callable[[str], None]]:
+    """A live status line on a terminal (each step also logged); silent when piped."""
+    if not show:
+        yield lambda _msg: None
+        return
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    with console.status("ragstat: starting") as status:
+
+        def say(msg: str) -> None:
+            console.log(msg)
+            status.update(f"ragstat: {msg}")
+
+        yield say
 
 
 def _none(value: str) -> str | None:
@@ -47,10 +67,11 @@ def _run(
         stemmer=_none(stemmer),
     )
     show = not quiet and not as_json and sys.stderr.isatty()
-    say = (lambda msg: typer.echo(f"ragstat: {msg}", err=True)) if show else None
     corpus = load_corpus(corpus_name)
-    study = run_study(corpus, config, progress=say)
-    summary = write_study(study, out, seed=seed)
+    with _progress(show) as say:
+        study = run_study(corpus, config, progress=say)
+        say("clustered intervals and the paired comparison")
+        summary = write_study(study, out, seed=seed)
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False, default=str))
         return

@@ -105,6 +105,18 @@ def columns_of(con, view: str) -> list[str]:
     return [row[0] for row in con.execute(f"DESCRIBE {ident(view)}").fetchall()]
 
 
+#: Column names that identify the system (retriever) of a row, in order of preference.
+SYSTEM_COLUMNS = ("system", "retriever")
+
+
+def system_column_of(available: list[str], preferred: str | None = None) -> str | None:
+    """The system column: ``preferred`` if given and present, else the first of SYSTEM_COLUMNS."""
+    for name in (preferred,) if preferred else SYSTEM_COLUMNS:
+        if name in available:
+            return name
+    return None
+
+
 def select_system(
     con, label: str, view: str, column: str | None, system: str | None, out: str
 ) -> None:

@@ -30,7 +30,7 @@ def _open(path: Path, cols: Columns, system: str | None, system_column: str):
         available = duck.columns_of(con, "src")
         if cols.query_id == "auto":
             cols = replace(cols, query_id="query_id" if "query_id" in available else None)
-        column = system_column if system_column in available else None
+        column = duck.system_column_of(available, system_column)
         duck.select_system(con, str(path), "src", column, system, "rows")
     except BaseException:
         con.close()
@@ -47,7 +47,7 @@ def aggregate_file(
     position: str | None = None,
     query_id: str | None = "auto",
     system: str | None = None,
-    system_column: str = "system",
+    system_column: str | None = None,
 ) -> DocStats:
     """Aggregate a per-query file to `DocStats` (documents sorted by id) with DuckDB.
 
@@ -72,7 +72,7 @@ def load_query_scores(
     cluster: str = "doc_id",
     score: str,
     system: str | None = None,
-    system_column: str = "system",
+    system_column: str | None = None,
 ) -> QueryScores:
     """Per-query scores aligned with ``stats`` (needed only by naive query resampling)."""
     path = Path(path)

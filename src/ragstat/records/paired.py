@@ -46,16 +46,19 @@ class PairedTable:
     query_scores: QueryScores | None = None
 
 
-def _sides(con, a: Path, b: Path | None, systems: tuple[str, str] | None, system_column: str):
+def _sides(
+    con, a: Path, b: Path | None, systems: tuple[str, str] | None, system_column: str | None
+):
     """Create views A and B; return their labels."""
     if b is None:
         if systems is None:
             raise InputError("one table given: name the two systems to compare (--systems A,B)")
         duck.attach(con, a, "src")
-        column = system_column if system_column in duck.columns_of(con, "src") else None
+        column = duck.system_column_of(duck.columns_of(con, "src"), system_column)
         if column is None:
             raise InputError(
-                f"{a}: no {system_column!r} column to pick systems {list(systems)} from"
+                f"{a}: no system column ({system_column or ' or '.join(duck.SYSTEM_COLUMNS)}) "
+                f"to pick systems {list(systems)} from"
             )
         for view, name in zip(("A", "B"), systems, strict=True):
             duck.select_system(con, str(a), "src", column, name, view)
@@ -122,7 +125,7 @@ def pair_files(
     stratum: str | None = None,
     position: str | None = None,
     on_missing: str = "error",
-    system_column: str = "system",
+    system_column: str | None = None,
     with_rows: bool = False,
 ) -> PairedTable:
     """Differences y_A − y_B per query, aggregated per document with DuckDB.
