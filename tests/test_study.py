@@ -19,17 +19,21 @@ def _words(n: int, seed: int) -> str:
     return " ".join(rng.choice(vocab, n))
 
 
-@pytest.fixture(scope="module")
-def aneel(tmp_path_factory):
+CORPORA = {"aneel-ren1000.jsonl": "titulo", "planalto-leis.jsonl": "law"}
+
+
+@pytest.fixture(scope="module", params=sorted(CORPORA))
+def aneel(request, tmp_path_factory):
+    """A study of each shared corpus (named for the first; both run every test)."""
     from conftest import SHARED
 
-    path = SHARED / "data" / "aneel-ren1000.jsonl"
+    path = SHARED / "data" / request.param
     if not path.is_file():
         pytest.skip("../shared is absent")
     corpus = load_jsonl(path)
     study = run_study(corpus, StudyConfig(retrievers=("bm25", "tfidf")))
-    out = tmp_path_factory.mktemp("aneel")
-    summary = write_study(study, out, reps=999)
+    out = tmp_path_factory.mktemp("study")
+    summary = write_study(study, out, reps=999, strata=CORPORA[request.param])
     return corpus, study, summary, out
 
 
@@ -84,27 +88,49 @@ def test_summary_has_clustered_intervals_and_the_paired_comparison(aneel):
     assert micro["wald_iid"]["width"] < micro["cr2_bm"]["width"]
     assert summary["paired"]["systems"] == ["bm25", "tfidf"]
     assert 0 <= summary["paired"]["paired"]["ties_share"] <= 1
-    strata = pd.read_parquet(out / "records.parquet")
-    assert "meta_titulo" in strata.columns
+    field = summary["by_stratum"]["field"]
+    records = pd.read_parquet(out / "records.parquet")
+    for name, by in summary["by_stratum"]["hit1"].items():
+        rec = records[records["retriever"] == name]
+        assert sum(v["N"] for v in by.values()) == len(rec)
+        for stratum, v in by.items():
+            sub = rec[rec[f"meta_{field}"].astype(str) == stratum]
+            assert v["micro"] == pytest.approx(sub["hit1"].mean())
+    import pyarrow.parquet as pq
+
+    meta = json.loads(pq.read_schema(out / "records.parquet").metadata[b"ragstat"])
+    assert meta["corpus_fingerprint"] == summary["corpus_fingerprint"]
 
 
 def test_tie_rule_on_a_corpus_built_to_tie():
     text = _words(100, 1)
-    docs = [Document("a", text + " " + _words(100, 2)), Document("b", text), Document("c", text)]
-    study = run_study(Corpus(tuple(docs)), StudyConfig(retrievers=("bm25", "tfidf")))
-    for name in ("bm25", "tfidf"):
-        r = study.records[
-            (study.records["retriever"] == name) & (study.records["query_id"] == "a#0")
-        ]
-        row = r.iloc[0]
-        assert row["top1_tied"]
-        assert row["top1_chunk"] == "b#0"  # equal scores: corpus order decides
+    other = " ".join(f"z{i}" for i in range(200))
+    docs = [
+        Document("a", text + " " + _words(100, 2)),
+        Document("b", text),
+        Document("c", text),
+        Document("d", other),
+    ]
+    for k in (1, 10):
+        study = run_study(
+            Corpus(tuple(docs)), StudyConfig(retrievers=("bm25", "tfidf", "rrf"), k=k)
+        )
+        rec = study.records
+        for name in ("bm25", "tfidf", "rrf"):
+            row = rec[(rec["retriever"] == name) & (rec["query_id"] == "a#0")].iloc[0]
+            assert row["top1_chunk"] == "b#0"  # equal scores: corpus order decides
+            if name != "rrf":  # fused ranks of identical chunks differ, so no tie there
+                assert row["top1_tied"]
+            untied = rec[(rec["retriever"] == name) & (rec["query_id"] == "d#0")].iloc[0]
+            assert not untied["top1_tied"]  # d#1 is the only match
+        assert {"hit5", "hit10"} <= set(rec.columns)
+        assert study.candidates.groupby(["query_id", "retriever"]).size().max() <= k
 
 
 def test_empty_and_unusable_corpora():
     with pytest.raises(InputError, match="no documents"):
         run_study(Corpus(()))
-    one_chunk = Corpus((Document("a", _words(50, 1)), Document("b", _words(60, 2))))
+    one_chunk = Corpus((Document("a", _words(50, 1)), Document("b", _words(260, 2))))
     with pytest.raises(InputError, match="two or more chunks"):
         run_study(one_chunk)
     with pytest.raises(InputError, match="query-words"):
@@ -126,3 +152,55 @@ def test_cli_study_on_a_small_jsonl(tmp_path, capsys):
     assert summary["counts"]["queries"] == 8 * 3
     assert (out / "records.parquet").is_file()
     assert main(["study", str(path), "--chunk-words", "0", "--out", str(out)]) == 2
+
+
+def test_bm25_scores_in_the_study_equal_lucene_from_scratch(aneel):
+    """Top-1 scores of sampled queries against a dict-based Lucene BM25 with the same analyzer."""
+    import math
+    from collections import Counter
+
+    from ragstat.corpus.analysis import Analyzer
+    from ragstat.corpus.chunking import chunk_corpus, query_text
+
+    corpus, study, *_ = aneel
+    table = chunk_corpus(corpus, 100)
+    analyzer = Analyzer()
+    docs = [Counter(analyzer(text)) for text in table.text]
+    lengths = [sum(d.values()) for d in docs]
+    N, avgdl = len(docs), sum(lengths) / len(docs)
+    df = Counter(term for d in docs for term in d)
+    pos = {cid: i for i, cid in enumerate(table.chunk_id)}
+    c = study.candidates[(study.candidates["retriever"] == "bm25")]
+    sample = c[c["rank"] == 1].sample(40, random_state=0)
+    for _, row in sample.iterrows():
+        q = analyzer(query_text(table.text[pos[row["query_id"]]], 20))
+        d, dl = docs[pos[row["chunk_id"]]], lengths[pos[row["chunk_id"]]]
+        score = 0.0
+        for term in q:
+            if term in d:
+                idf = math.log(1 + (N - df[term] + 0.5) / (df[term] + 0.5))
+                tf = d[term]
+                score += idf * tf * 2.2 / (tf + 1.2 * (1 - 0.75 + 0.75 * dl / avgdl))
+        assert row["score"] == pytest.approx(score, rel=1e-9)
+
+
+def test_metadata_of_mixed_types_is_kept_as_text(tmp_path):
+    docs = [
+        Document(f"d{i}", _words(250, i), {"year": 2020 if i % 2 else "2021"}) for i in range(4)
+    ]
+    study = run_study(Corpus(tuple(docs)))
+    write_study(study, tmp_path, reps=99)
+    assert set(pd.read_parquet(tmp_path / "documents.parquet")["meta_year"]) == {"2020", "2021"}
+
+
+def test_single_chunk_documents_can_be_left_out_of_the_index():
+    docs = [
+        Document("a", _words(250, 1)),
+        Document("b", _words(250, 2)),
+        Document("c", _words(50, 3)),
+    ]
+    kept = run_study(Corpus(tuple(docs)))
+    left = run_study(Corpus(tuple(docs)), StudyConfig(index_single_chunk_docs=False))
+    assert kept.n_indexed == 7 and left.n_indexed == 6
+    assert "c" not in set(left.candidates["doc_id"])
+    assert len(kept.records) == len(left.records)

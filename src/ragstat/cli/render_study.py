@@ -35,7 +35,7 @@ def print_study(summary: dict, out: Path, console: Console | None = None) -> Non
         "naive iid",
         "macro",
         "95% t (documents)",
-        "MRR",
+        "MRR@10",
     ):
         t.add_column(col, justify="left" if col == "retriever" else "right")
     for name, r in summary["retrievers"].items():
@@ -48,7 +48,7 @@ def print_study(summary: dict, out: Path, console: Console | None = None) -> Non
             _ci(mi["intervals"], "wald_iid"),
             f"{ma['estimate']:.3f}",
             _ci(ma["intervals"], "t_rates"),
-            f"{r['mrr_micro']:.3f}",
+            f"{r['mrr_at_10_micro']:.3f}",
         )
     c.print(t)
     if "paired" in summary:

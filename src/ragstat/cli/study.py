@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,12 +14,14 @@ import typer
 
 from ragstat.cli import options as o
 from ragstat.corpus.loaders import load_corpus
+from ragstat.errors import InputError
 
 Retrievers = Annotated[str, typer.Option(help="Comma-separated: bm25, tfidf, dense, rrf")]
 ChunkWords = Annotated[int, typer.Option(help="Words per chunk")]
 QueryWords = Annotated[int, typer.Option(help="Words of each chunk used as its query")]
 Out = Annotated[Path | None, typer.Option(help="Output folder")]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress messages")]
+Seed = Annotated[int, typer.Option(help="Seed of the bootstrap in the summary", min=0)]
 
 
 @contextmanager
@@ -43,41 +46,46 @@ def _none(value: str) -> str | None:
     return None if value == "none" else value
 
 
+def _out_dir(out: Path) -> Path:
+    """Create the output folder up front, so a bad --out fails before any work."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot create the folder ({exc.strerror})") from None
+    if not os.access(out, os.W_OK):
+        raise InputError(f"--out {out}: the folder is not writable")
+    return out
+
+
 def _run(
     corpus_name: str,
-    retrievers: str,
-    chunk_words: int,
-    query_words: int,
-    k: int,
-    stopwords: str,
-    stemmer: str,
+    config: dict,
     out: Path,
     seed: int,
     quiet: bool,
     as_json: bool,
+    strata: str | None = None,
 ) -> None:
     from ragstat.study import StudyConfig, run_study, write_study
 
-    config = StudyConfig(
-        retrievers=tuple(r.strip() for r in retrievers.split(",") if r.strip()),
-        chunk_words=chunk_words,
-        query_words=query_words,
-        k=k,
-        stopwords=_none(stopwords),
-        stemmer=_none(stemmer),
-    )
+    config = StudyConfig(**config)
+    out = _out_dir(out)
     show = not quiet and not as_json and sys.stderr.isatty()
     corpus = load_corpus(corpus_name)
     with _progress(show) as say:
         study = run_study(corpus, config, progress=say)
         say("clustered intervals and the paired comparison")
-        summary = write_study(study, out, seed=seed)
+        summary = write_study(study, out, seed=seed, strata=strata)
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False, default=str))
         return
     from ragstat.cli.render_study import print_study
 
     print_study(summary, out)
+
+
+def _retrievers(value: str) -> tuple[str, ...]:
+    return tuple(r.strip() for r in value.split(",") if r.strip())
 
 
 def study(
@@ -90,45 +98,40 @@ def study(
     k: Annotated[int, typer.Option(help="Candidates kept per query (audit depth)")] = 10,
     stopwords: Annotated[str, typer.Option(help="pt, en or none")] = "none",
     stemmer: Annotated[str, typer.Option(help="pt, en or none (Snowball)")] = "none",
+    strata: Annotated[
+        str | None, typer.Option(help="Metadata field to break hit@1 down by")
+    ] = None,
     out: Out = None,
-    seed: o.Seed = None,
+    seed: Seed = 0,
     quiet: Quiet = False,
     as_json: o.Json = False,
 ) -> None:
     """Self-retrieval study: chunk, query with each chunk's first words, count same-document hits."""
-    _run(
-        corpus,
-        retrievers,
-        chunk_words,
-        query_words,
-        k,
-        stopwords,
-        stemmer,
-        out or Path("ragstat-study"),
-        0 if seed is None else seed,
-        quiet,
-        as_json,
+    config = dict(
+        retrievers=_retrievers(retrievers),
+        chunk_words=chunk_words,
+        query_words=query_words,
+        k=k,
+        stopwords=_none(stopwords),
+        stemmer=_none(stemmer),
     )
+    _run(corpus, config, out or Path("ragstat-study"), seed, quiet, as_json, strata)
 
 
 def demo(
     out: Out = None,
     retrievers: Retrievers = "bm25,tfidf",
-    seed: o.Seed = None,
+    seed: Seed = 0,
     quiet: Quiet = False,
     as_json: o.Json = False,
 ) -> None:
-    """The study on the built-in corpus (249 State of the Union texts) with BM25 and TF-IDF."""
+    """The study on the built-in corpus (249 State of the Union texts) with BM25 and TF-IDF;
+    the same as `ragstat study demo`."""
     _run(
         "demo",
-        retrievers,
-        100,
-        20,
-        10,
-        "en",
-        "none",
+        {"retrievers": _retrievers(retrievers)},
         out or Path("ragstat-demo"),
-        0 if seed is None else seed,
+        seed,
         quiet,
         as_json,
     )

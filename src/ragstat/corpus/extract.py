@@ -72,6 +72,12 @@ def _decode_html(data: bytes) -> str:
             ) from None
 
 
+_HTML_BLOCKS = (
+    "p, div, br, li, dt, dd, tr, th, td, h1, h2, h3, h4, h5, h6, section, article, header, "
+    "footer, blockquote, pre, table, ul, ol, title, hr"
+)
+
+
 def html_to_text(data: bytes) -> str:
     """Visible text of an HTML page (scripts and styles removed)."""
     from selectolax.lexbor import LexborHTMLParser
@@ -81,7 +87,10 @@ def html_to_text(data: bytes) -> str:
     root = tree.root
     if root is None:
         return ""
-    return root.text(separator="\n", strip=True)
+    for node in tree.css(_HTML_BLOCKS):  # line breaks at blocks only: inline tags join words
+        node.insert_after("\n")
+    lines = (" ".join(line.split()) for line in root.text(separator="").splitlines())
+    return "\n".join(line for line in lines if line)
 
 
 def pdf_to_text(data: bytes) -> str:

@@ -107,6 +107,13 @@ def _text(record: dict, text_field: str, lineno: int, path: Path) -> str:
             f"{path}: line {lineno}: {text_field!r} must be a string, got "
             f"{type(value).__name__}; store the text as a JSON string"
         )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"{path}: line {lineno}: {text_field!r} holds an unpaired surrogate escape "
+            "(e.g. \\ud800), which is not valid Unicode text"
+        ) from None
     return value
 
 

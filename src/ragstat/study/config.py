@@ -29,9 +29,17 @@ class StudyConfig:
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     rrf_k: int = 60
+    rrf_depth: int = 100
+    rrf_with: tuple[str, ...] = ()
     index_single_chunk_docs: bool = True
 
     def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "retrievers", tuple(str(r).strip().lower() for r in self.retrievers)
+        )
+        for name in ("stopwords", "stemmer"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, None if value in (None, "none") else str(value).lower())
         if not self.retrievers:
             raise InputError("choose at least one retriever")
         bad = [r for r in self.retrievers if r not in RETRIEVERS]
@@ -51,7 +59,26 @@ class StudyConfig:
             if value not in (None, "pt", "en"):
                 raise InputError(f"--{name} must be pt, en or none, got {value!r}")
 
+    def rrf_members(self) -> tuple[str, ...]:
+        """What RRF fuses: ``rrf_with`` if set, else the other requested retrievers (topped up
+        to two with BM25, then TF-IDF)."""
+        if self.rrf_with:
+            return self.rrf_with
+        others = tuple(r for r in self.retrievers if r != "rrf")
+        for fill in ("bm25", "tfidf"):
+            if len(others) < 2 and fill not in others:
+                others += (fill,)
+        return others
+
     def to_dict(self) -> dict:
         out = asdict(self)
         out["retrievers"] = list(self.retrievers)
+        out["rrf_members"] = list(self.rrf_members()) if "rrf" in self.retrievers else None
+        out["analyzer"] = {
+            "unicode": "NFKD accent folding",
+            "case": "lower",
+            "tokens": r"\w+",
+            "stopwords": self.stopwords,
+            "stemmer": self.stemmer,
+        }
         return out

