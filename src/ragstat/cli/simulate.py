@@ -1,0 +1,111 @@
+"""`ragstat simulate CENSUS`: check every interval method's coverage on your own data."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragstat.cli import options as o
+from ragstat.errors import InputError
+from ragstat.inference import METHODS
+
+
+def _ints(value: str, what: str) -> list[int]:
+    try:
+        out = [int(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(
+            f"--{what} expects whole numbers separated by commas, got {value!r}"
+        ) from None
+    if not out:
+        raise InputError(f"--{what} is empty")
+    return out
+
+
+def simulate(
+    census: Annotated[
+        Path | None, typer.Argument(help="Census: per-query table or per-document n,s table")
+    ] = None,
+    k: Annotated[str, typer.Option(help="Documents per sample, e.g. 5,20,40,80")] = "20",
+    reps: Annotated[
+        int | None,
+        typer.Option(help="Samples per K (default 5,000 for one K, 2,000 per K in a grid)"),
+    ] = None,
+    design: o.Design = "srs",
+    strata: Annotated[
+        str | None, typer.Option(help="Stratum/type column (stratified, two-stage)")
+    ] = None,
+    types: Annotated[
+        int | None, typer.Option(help="Two-stage: types sampled (K = documents per type)")
+    ] = None,
+    methods: o.Methods = None,
+    estimand: o.Estimand = "micro,macro",
+    level: o.Level = 0.95,
+    bootstrap_reps: Annotated[
+        int, typer.Option(help="Bootstrap replicates inside each sample")
+    ] = 999,
+    fpc: Annotated[bool, typer.Option("--fpc", help="Apply the finite correction 1 − K/M")] = False,
+    seed: o.Seed = None,
+    workers: Annotated[int, typer.Option(help="Local processes")] = 1,
+    cluster: o.Cluster = "doc_id",
+    score: o.Score = "hit",
+    system: Annotated[str | None, typer.Option(help="Rows of this system/retriever only")] = None,
+    from_study: Annotated[
+        list[Path] | None, typer.Option(help="Study folder(s), e.g. at several chunk sizes")
+    ] = None,
+    as_json: o.Json = False,
+) -> None:
+    """Draw many samples from a census and count how often each interval covers the truth."""
+    from ragstat.simulation import load_census, simulate_coverage, study_census
+
+    ks = _ints(k, "k")
+    wanted = o.split(methods, METHODS, "methods")
+    estimands = o.split(estimand, ("micro", "macro"), "estimand")
+    reps = reps if reps is not None else (5_000 if len(ks) == 1 else 2_000)
+    seed = 0 if seed is None else seed
+    opts = dict(
+        reps=reps,
+        design=design,
+        methods=wanted,
+        estimands=estimands,
+        level=level,
+        bootstrap_reps=bootstrap_reps,
+        seed=seed,
+        workers=workers,
+        fpc=fpc,
+        types=types,
+    )
+    if (census is None) == (not from_study):
+        raise InputError("give a CENSUS file or one or more --from-study folders")
+    if census is not None:
+        pop = load_census(census, cluster=cluster, score=score, stratum=strata, system=system)
+        _say(f"census of {pop.M} documents: {len(ks)} K value(s) × {reps} samples", as_json)
+        report = simulate_coverage(pop, ks, **opts)
+        out = report.to_dict()
+    else:
+        out = {"studies": []}
+        for folder in from_study:
+            pop, info = study_census(
+                folder, score=score if score != "hit" else "hit1", system=system
+            )
+            _say(
+                f"{folder}: {info['chunk_words']}-word chunks, {pop.M} eligible documents", as_json
+            )
+            rep = simulate_coverage(pop, ks, **opts).to_dict()
+            info["expected_chunks_per_sample"] = {str(x): x * float(pop.n.mean()) for x in ks}
+            out["studies"].append({**info, **rep})
+    if as_json:
+        typer.echo(json.dumps(out, ensure_ascii=False))
+    else:
+        from ragstat.cli.render_sim import print_coverage
+
+        print_coverage(out)
+
+
+def _say(msg: str, quiet: bool) -> None:
+    if not quiet and sys.stderr.isatty():
+        typer.echo(f"ragstat: {msg}", err=True)

@@ -1,0 +1,363 @@
+"""Every interval method for R samples at once: arrays of shape (R, K), no loop over samples.
+
+The numbers are those of `ragstat.analyze` sample by sample (same formulas, same
+availability rules); only the bootstraps draw their own random numbers. With
+n, s, w the per-document query counts, score sums and centred within-document sums
+of squares Σ(y − r_d)², r_d = s_d/n_d, N = Σ n_d, R̂ = Σ s_d / N, u_d = s_d − R̂ n_d:
+
+    cr1       se = sqrt(K/(K−1) Σ u_d²) / N,                      t, ν = K − 1
+    cr2_bm    se = sqrt(Σ u_d² N/(N − n_d)) / N,                   t, ν = Bell–McCaffrey
+    cr2_ik    the same se,                                         t, ν = Imbens–Kolesár
+    t_rates   se = sd(r_d)/√K,                                     t, ν = K − 1
+    wald_iid  micro sqrt(Σ_i (y_i − R̂)²/N²), macro sqrt(Σ w_d/n_d²)/K,   normal
+    wald_effective_n  sqrt(Σ_i (y_i − R̂)²/N · DEFF/N),            normal
+    logit     delta method around cr2_bm (micro) / t_rates (macro): expit(logit θ̂ ± t·se/(θ̂(1−θ̂)))
+
+with Σ_i (y_i − R̂)² = Σ w_d + Σ n_d (r_d − R̂)², ν = tr(Σ)²/tr(Σ²) in the K×K closed
+forms of `ragstat.inference.variance` (sums over e ≠ d by prefix and suffix sums
+along axis 1), DEFF = 1 + (m̄(1 + CV²) − 1) ρ̂ with the one-way ANOVA ICC. The
+clustered t methods multiply se by √fpc; fpc = 0 (a census) gives the point
+interval at the estimate. A zero SE (≤ 1e-12 · max|r_d|), an undefined df or DEFF,
+a logit at 0 or 1 or scores not known to lie in [0, 1] make a sample's interval
+unavailable (NaN bounds). Bootstraps: `simulation.batch_boot`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import special
+from scipy import stats as sps
+
+from ragstat.errors import InputError
+from ragstat.inference import APPLICABLE, METHODS
+from ragstat.inference.estimators import ESTIMANDS
+from ragstat.simulation.batch_boot import Bounds, doc_bootstrap_bounds, query_bootstrap_bounds
+
+__all__ = ["BatchIntervals", "BatchResult", "batch_intervals"]
+
+_BOOT = ("doc_bootstrap_t", "doc_bootstrap_percentile")
+_NOT_BINARY = (
+    "non-binary scores need the per-query values (not available from document sums, "
+    "so not kept in a census)"
+)
+_NOT_UNIT = "scores are not known to lie in [0, 1]: the logit scale is undefined"
+
+
+@dataclass(frozen=True, eq=False)
+class BatchIntervals:
+    """One method's intervals for R samples; NaN bounds where ``available`` is False.
+
+    ``reason`` explains an interval unavailable on every sample for a structural
+    reason; ``discarded`` counts the zero-SE replicates of each sample (bootstrap-t).
+    """
+
+    method: str
+    estimand: str
+    estimate: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    available: np.ndarray
+    reason: str | None = None
+    discarded: np.ndarray | None = None
+
+    @property
+    def unavailable(self) -> int:
+        """Number of samples without an interval."""
+        return int(self.available.size - np.count_nonzero(self.available))
+
+
+@dataclass(frozen=True, eq=False)
+class BatchResult:
+    """Every requested (estimand, method), in `APPLICABLE` order; iterable."""
+
+    intervals: tuple[BatchIntervals, ...]
+
+    def __iter__(self) -> Iterator[BatchIntervals]:
+        return iter(self.intervals)
+
+    def __len__(self) -> int:
+        return len(self.intervals)
+
+    def get(self, estimand: str, method: str) -> BatchIntervals:
+        for b in self.intervals:
+            if (b.estimand, b.method) == (estimand, method):
+                return b
+        raise KeyError(f"{estimand} {method} was not computed")
+
+    @property
+    def unavailable(self) -> dict[tuple[str, str], int]:
+        """{(estimand, method): samples without an interval}."""
+        return {(b.estimand, b.method): b.unavailable for b in self.intervals}
+
+
+def _others(x: np.ndarray) -> np.ndarray:
+    """Σ_{e≠d} x_e along axis 1 from prefix and suffix sums (no cancellation for x ≥ 0)."""
+    out = np.zeros_like(x)
+    out[:, 1:] = np.cumsum(x, axis=1)[:, :-1]
+    out[:, :-1] += np.cumsum(x[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class _Samples:
+    """Per-sample arrays and the derived quantities shared by the methods (N, R̂, r, u, …)."""
+
+    n: np.ndarray
+    s: np.ndarray
+    w: np.ndarray
+    binary: bool
+    in_unit: bool
+    level: float
+    fpc: float
+    N: np.ndarray = field(init=False)
+    micro: np.ndarray = field(init=False)
+    macro: np.ndarray = field(init=False)
+    r: np.ndarray = field(init=False)
+    u: np.ndarray = field(init=False)
+    rss: np.ndarray = field(init=False)  # Σ_i (y_i − R̂)² = Σ w_d + Σ n_d (r_d − R̂)²
+    tol: np.ndarray = field(init=False)  # zero SE: 1e-12 · max |r_d|, as `Sample.tol`
+
+    def __post_init__(self) -> None:
+        N = self.n.sum(axis=1)
+        micro = self.s.sum(axis=1) / N
+        r = self.s / self.n
+        rss = self.w.sum(axis=1) + np.sum(self.n * (r - micro[:, None]) ** 2, axis=1)
+        derived = {"N": N, "micro": micro, "macro": r.mean(axis=1), "r": r, "rss": rss}
+        derived |= {"u": self.s - micro[:, None] * self.n, "tol": 1e-12 * np.abs(r).max(axis=1)}
+        for key, value in derived.items():
+            object.__setattr__(self, key, value)
+
+    @property
+    def K(self) -> int:
+        return self.n.shape[1]
+
+    @property
+    def alpha(self) -> float:
+        return 1.0 - self.level
+
+    def estimate(self, estimand: str) -> np.ndarray:
+        return self.micro if estimand == "micro" else self.macro
+
+
+def _pairs(w: np.ndarray, f: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Σ_{d≠e} w_d f_d w_e g_e per row."""
+    return np.sum(w * f * _others(w * g), axis=1)
+
+
+def _df_moulton(n: np.ndarray, sigma2: np.ndarray, rho: np.ndarray) -> np.ndarray:
+    """ν = tr(Σ)²/tr(Σ²) of the document-space Σ (`inference.variance`), NaN if undefined."""
+    N = n.sum(axis=1, keepdims=True)
+    rest = _others(n)
+    s2, r2 = sigma2[:, None], rho[:, None]
+    diag = s2 * n + r2 * n * n * (rest / N + _others(n * n) / (N * rest))
+    w = n * n / rest
+    c0 = rho * np.sum(n * n, axis=1) / N[:, 0] - sigma2
+    ones = np.ones_like(n)
+    off2 = (
+        c0 * c0 * _pairs(w, ones, ones)
+        + 2 * rho * rho * (_pairs(w, n * n, ones) + _pairs(w, n, n))
+        - 4 * c0 * rho * _pairs(w, n, ones)
+    )
+    tr, tr2 = diag.sum(axis=1), np.sum(diag * diag, axis=1) + off2
+    good = (tr2 > 0) & np.isfinite(tr2)
+    return np.where(good, tr * tr / np.where(good, tr2, 1.0), np.nan)
+
+
+def _moulton(x: _Samples) -> tuple[np.ndarray, np.ndarray]:
+    """(σ̂², ρ̂): ρ̂ = (Σ u_d² − Σ e²)/Σ n_d(n_d − 1), σ̂² = max(Σ e²/N − ρ̂, 0)."""
+    denom = np.sum(x.n * (x.n - 1), axis=1)
+    num = np.sum(x.u * x.u, axis=1) - x.rss
+    rho = np.where(denom > 0, num / np.where(denom > 0, denom, 1.0), 0.0)
+    return np.maximum(x.rss / x.N - rho, 0.0), rho
+
+
+def _deff(x: _Samples) -> np.ndarray:
+    """DEFF = 1 + (m̄(1 + CV²) − 1) ρ̂ (ANOVA ICC; 1 when n ≡ 1; NaN when ρ̂ undefined)."""
+    K, N, n = x.K, x.N, x.n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        msb = np.sum(n * (x.r - x.micro[:, None]) ** 2, axis=1) / (K - 1)
+        msw = x.w.sum(axis=1) / (N - K)
+        n0 = (N - np.sum(n * n, axis=1) / N) / (K - 1)
+        denom = msb + (n0 - 1.0) * msw
+        icc = np.where((N > K) & (denom > 0), (msb - msw) / denom, np.nan)
+    m = n.mean(axis=1)
+    cv2 = n.var(axis=1) / (m * m)
+    out = 1.0 + (m * (1.0 + cv2) - 1.0) * icc
+    return np.where(np.all(n == 1, axis=1), 1.0, out)
+
+
+def _t_bounds(x: _Samples, theta, se, df) -> tuple[Bounds, np.ndarray, np.ndarray]:
+    """t interval θ̂ ± t_{1−α/2, ν} · se·√fpc; also returns (se·√fpc, ν) for the logit."""
+    if x.fpc == 0.0:
+        return Bounds(theta.copy(), theta.copy(), np.ones(theta.shape, bool)), se * 0.0, df
+    ok = (se > x.tol) & np.isfinite(df) & (df > 0)
+    se_f = se * np.sqrt(x.fpc)
+    half = sps.t.ppf(1 - x.alpha / 2, np.where(ok, df, 1.0)) * se_f
+    lower, upper = np.where(ok, theta - half, np.nan), np.where(ok, theta + half, np.nan)
+    return Bounds(lower, upper, ok), se_f, df
+
+
+def _normal_bounds(x: _Samples, theta, se) -> Bounds:
+    """θ̂ ± z_{1−α/2} · se (no finite-population correction: naive/diagnostic methods)."""
+    ok = se > x.tol
+    half = sps.norm.ppf(1 - x.alpha / 2) * se
+    return Bounds(np.where(ok, theta - half, np.nan), np.where(ok, theta + half, np.nan), ok)
+
+
+def _se_cr2(x: _Samples) -> np.ndarray:
+    return np.sqrt(np.sum(x.u * x.u * x.N[:, None] / _others(x.n), axis=1)) / x.N
+
+
+def _se_cr1(x: _Samples) -> np.ndarray:
+    return np.sqrt(x.K / (x.K - 1) * np.sum(x.u * x.u, axis=1)) / x.N
+
+
+def _se_rates(x: _Samples) -> np.ndarray:
+    return np.std(x.r, axis=1, ddof=1) / np.sqrt(x.K)
+
+
+def _clustered(x: _Samples, method: str) -> tuple[Bounds, np.ndarray, np.ndarray]:
+    """cr1, cr2_bm, cr2_ik (micro) and t_rates (macro)."""
+    ones = np.ones(x.n.shape[0])
+    if method == "cr1":
+        return _t_bounds(x, x.micro, _se_cr1(x), ones * (x.K - 1))
+    if method == "t_rates":
+        return _t_bounds(x, x.macro, _se_rates(x), ones * (x.K - 1))
+    sigma2, rho = _moulton(x) if method == "cr2_ik" else (ones, 0 * ones)
+    return _t_bounds(x, x.micro, _se_cr2(x), _df_moulton(x.n, sigma2, rho))
+
+
+def _logit(x: _Samples, estimand: str) -> Bounds:
+    """expit(logit θ̂ ± t_{1−α/2, ν} · se/(θ̂(1 − θ̂))) around cr2_bm / t_rates."""
+    theta = x.estimate(estimand)
+    inside = (theta > 0) & (theta < 1) & x.in_unit
+    if x.fpc == 0.0:
+        return Bounds(np.where(inside, theta, np.nan), np.where(inside, theta, np.nan), inside)
+    base, se, df = _clustered(x, "cr2_bm" if estimand == "micro" else "t_rates")
+    ok = inside & base.available
+    th = np.where(ok, theta, 0.5)
+    se_l = se / (th * (1 - th))
+    half = sps.t.ppf(1 - x.alpha / 2, np.where(ok, df, 1.0)) * se_l
+    ell = np.log(th / (1 - th))
+    lower, upper = special.expit(ell - half), special.expit(ell + half)
+    return Bounds(np.where(ok, lower, np.nan), np.where(ok, upper, np.nan), ok)
+
+
+def _wald(x: _Samples, estimand: str, method: str) -> Bounds:
+    """wald_iid (micro / macro) and wald_effective_n (micro)."""
+    theta = x.estimate(estimand)
+    if method == "wald_effective_n":
+        d = _deff(x)
+        good = d > 0
+        se = np.sqrt(x.rss / x.N * np.where(good, d, 1.0) / x.N)
+        b = _normal_bounds(x, theta, se)
+        return Bounds(
+            np.where(good, b.lower, np.nan), np.where(good, b.upper, np.nan), good & b.available
+        )
+    if estimand == "micro":
+        return _normal_bounds(x, theta, np.sqrt(x.rss / x.N / x.N))
+    return _normal_bounds(x, theta, np.sqrt(np.sum(x.w / x.n**2, axis=1)) / x.K)
+
+
+def _analytic(x: _Samples, estimand: str, method: str) -> Bounds:
+    if method in ("cr1", "cr2_bm", "cr2_ik", "t_rates"):
+        return _clustered(x, method)[0]
+    if method == "logit":
+        return _logit(x, estimand)
+    return _wald(x, estimand, method)
+
+
+def _check(n, s, w, level, fpc, methods, estimands, reps) -> None:
+    if n.ndim != 2 or n.shape != s.shape or n.shape != w.shape:
+        raise InputError(
+            f"n, s, w must share one shape (R, K), got {n.shape}, {s.shape}, {w.shape}"
+        )
+    if n.shape[0] < 1 or n.shape[1] < 2:
+        raise InputError(f"need R ≥ 1 samples of K ≥ 2 documents, got shape {n.shape}")
+    if not (np.isfinite(n).all() and np.isfinite(s).all() and np.isfinite(w).all()):
+        raise InputError("n, s and w must be finite")
+    if np.any(n <= 0):
+        raise InputError("every document needs n_d > 0")
+    if not 0 < level < 1:
+        raise InputError(f"level must be between 0 and 1, got {level}")
+    if not 0 <= fpc <= 1:
+        raise InputError(f"fpc (1 − K/M) must lie in [0, 1], got {fpc}")
+    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 1:
+        raise InputError(f"bootstrap replicates must be a positive whole number, got {reps!r}")
+    if set(methods) - set(METHODS) or set(estimands) - set(ESTIMANDS):
+        bad = sorted((set(methods) - set(METHODS)) | (set(estimands) - set(ESTIMANDS)))
+        raise InputError(f"unknown method(s)/estimand(s) {bad}")
+
+
+def _bootstraps(x: _Samples, pairs, reps, rng) -> dict[tuple[str, str], Bounds]:
+    """Document bootstraps (one shared set of count matrices) and the 0/1 query bootstrap."""
+    out: dict[tuple[str, str], Bounds] = {}
+    doc = [(e, m) for e, m in pairs if m in _BOOT]
+    if doc and x.fpc == 0.0:  # census: no sampling error, point interval
+        for e, m in doc:
+            t = x.estimate(e)
+            out[(e, m)] = Bounds(t.copy(), t.copy(), np.ones(t.shape, bool), np.zeros(t.shape, int))
+    elif doc:
+        ests = {
+            e: (x.estimate(e), _se_cr1(x) if e == "micro" else _se_rates(x))
+            for e in dict.fromkeys(e for e, _ in doc)
+        }
+        methods = {m for _, m in doc}
+        got = doc_bootstrap_bounds(x.n, x.s, ests, x.tol, methods, reps, rng, x.alpha, x.fpc)
+        out |= {p: got[p] for p in doc}
+    for e, m in pairs:
+        if m == "query_bootstrap" and x.binary:
+            out[(e, m)] = query_bootstrap_bounds(x.n, x.s, e, x.tol, reps, rng, x.alpha)
+    return out
+
+
+def batch_intervals(
+    n: np.ndarray,
+    s: np.ndarray,
+    w: np.ndarray,
+    *,
+    binary: bool,
+    level: float = 0.95,
+    fpc: float = 1.0,
+    methods: Iterable[str] | None = None,
+    estimands: Sequence[str] = ESTIMANDS,
+    bootstrap_reps: int = 999,
+    rng: np.random.Generator | None = None,
+    scores_in_unit: bool | None = None,
+) -> BatchResult:
+    """Intervals of every requested (estimand, method) for each of R samples (rows of n, s, w).
+
+    ``fpc`` is 1 − K/M (1 for none); ``scores_in_unit`` says whether every score lies
+    in [0, 1] (default: only when ``binary``), which the logit needs. Non-binary query
+    bootstraps are unavailable: the per-query values are not kept.
+    """
+    n, s, w = (np.asarray(a, dtype=np.float64) for a in (n, s, w))
+    wanted = set(METHODS if methods is None else methods)
+    _check(n, s, w, level, fpc, wanted, estimands, bootstrap_reps)
+    in_unit = binary if scores_in_unit is None else bool(scores_in_unit)
+    x = _Samples(n, s, w, bool(binary), in_unit, float(level), float(fpc))
+    pairs = [(e, m) for e in dict.fromkeys(estimands) for m in APPLICABLE[e] if m in wanted]
+    rng = np.random.default_rng() if rng is None else rng
+    boot = _bootstraps(x, pairs, int(bootstrap_reps), rng)
+    out = []
+    for e, m in pairs:
+        reason = None
+        if (e, m) in boot:
+            b = boot[(e, m)]
+        elif m == "query_bootstrap":
+            b, reason = _nowhere(x), _NOT_BINARY
+        else:
+            b = _analytic(x, e, m)
+            reason = _NOT_UNIT if m == "logit" and not in_unit else None
+        out.append(
+            BatchIntervals(m, e, x.estimate(e), b.lower, b.upper, b.available, reason, b.discarded)
+        )
+    return BatchResult(tuple(out))
+
+
+def _nowhere(x: _Samples) -> Bounds:
+    nan = np.full(x.n.shape[0], np.nan)
+    return Bounds(nan, nan.copy(), np.zeros(x.n.shape[0], bool))

@@ -1,0 +1,198 @@
+"""Coverage simulation (seed 001): draw many samples from a census, compute every interval,
+count how often each covers the census value.
+
+For each K in the grid, R samples are drawn by the design — SRS of K documents
+without replacement, stratified (fixed strata, K allocated proportionally), or
+two-stage (types, then documents within each type) — in blocks of fixed size,
+each block with its own spawned seed, so results are identical whatever the
+number of workers. SRS samples are evaluated all at once (vectorised across
+replicates, `simulation.batch`); design-based samples one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragstat.engine.local import blocks_of, get_executor, spawn_seeds
+from ragstat.errors import InputError
+from ragstat.inference import APPLICABLE, METHODS
+from ragstat.inference.estimators import ESTIMANDS
+from ragstat.simulation.census import Census
+from ragstat.simulation.designs_sim import run_design_block
+from ragstat.simulation.recommend import recommend
+from ragstat.simulation.results import CoverageReport
+from ragstat.simulation.tally import tally
+
+__all__ = ["BLOCK", "simulate"]
+
+#: Replicates per task: the unit of parallel work and of seeding.
+BLOCK = 100
+
+
+@dataclass(frozen=True, eq=False)
+class _Task:
+    census: Census
+    design: str
+    k: int
+    reps: int
+    seed: np.random.SeedSequence
+    methods: tuple[str, ...]
+    estimands: tuple[str, ...]
+    level: float
+    bootstrap_reps: int
+    fpc: bool
+    allocation: dict | None = None
+    types: int | None = None
+
+
+def _srs_indices(rng: np.random.Generator, M: int, k: int, reps: int) -> np.ndarray:
+    """``reps`` samples of k of M documents without replacement, shape (reps, k)."""
+    keys = rng.random((reps, M))
+    return np.argpartition(keys, k - 1, axis=1)[:, :k]
+
+
+def run_srs_block(task: _Task) -> dict:
+    from ragstat.simulation.batch import batch_intervals
+
+    rng = np.random.default_rng(task.seed)
+    c = task.census
+    idx = _srs_indices(rng, c.M, task.k, task.reps)
+    fpc = 1.0 - task.k / c.M if task.fpc else 1.0
+    out = batch_intervals(
+        c.n[idx],
+        c.s[idx],
+        c.w[idx],
+        binary=c.binary,
+        level=task.level,
+        fpc=fpc,
+        methods=task.methods,
+        estimands=task.estimands,
+        bootstrap_reps=task.bootstrap_reps,
+        rng=rng,
+    )
+    return {(b.estimand, b.method): (b.estimate, b.lower, b.upper, b.available) for b in out}
+
+
+def _run_block(task: _Task) -> dict:
+    return run_srs_block(task) if task.design == "srs" else run_design_block(task)
+
+
+def _check(
+    census: Census,
+    ks: Sequence[int],
+    reps: int,
+    methods,
+    estimands,
+    design,
+    types: int | None = None,
+) -> None:
+    if reps < 1:
+        raise InputError(f"replicates must be positive, got {reps}")
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+            raise InputError(f"every K must be a whole number ≥ 2, got {k!r}")
+        if design != "two-stage" and k > census.M:
+            raise InputError(f"K = {k} exceeds the census ({census.M} documents)")
+    bad = sorted(set(methods) - set(METHODS))
+    if bad:
+        raise InputError(f"unknown method(s) {bad}; choose from {', '.join(METHODS)}")
+    if set(estimands) - set(ESTIMANDS):
+        raise InputError(f"unknown estimand(s) {sorted(set(estimands) - set(ESTIMANDS))}")
+    if design not in ("srs", "stratified", "two-stage"):
+        raise InputError(f"unknown design {design!r}; choose srs, stratified or two-stage")
+    if design != "srs" and census.stratum is None:
+        raise InputError(f"the {design} design needs a stratum/type per document (--strata)")
+    if design != "srs":
+        _check_design(census, ks, design, types)
+
+
+def _check_design(census: Census, ks: Sequence[int], design: str, types: int | None) -> None:
+    """Fail before any work: every K must be allocatable, the type count must fit."""
+    from ragstat.inference.planning import allocate
+
+    labels, counts = np.unique(census.stratum.astype(str), return_counts=True)
+    if design == "stratified":
+        for k in ks:
+            allocate(int(k), dict(zip(labels.tolist(), counts.tolist(), strict=True)))
+    elif types is None or not 2 <= types <= labels.size:
+        raise InputError(f"two-stage needs --types between 2 and {labels.size}, got {types}")
+
+
+def simulate(
+    census: Census,
+    ks: Sequence[int],
+    *,
+    reps: int = 2_000,
+    design: str = "srs",
+    methods: Sequence[str] | None = None,
+    estimands: Sequence[str] = ESTIMANDS,
+    level: float = 0.95,
+    bootstrap_reps: int = 999,
+    seed: int = 0,
+    workers: int = 1,
+    fpc: bool = False,
+    types: int | None = None,
+) -> CoverageReport:
+    """Coverage, width, bias and RMSE of every interval method for each K (see module doc)."""
+    methods = tuple(METHODS if methods is None else methods)
+    _check(census, ks, reps, methods, estimands, design, types)
+    executor = get_executor(workers)
+    results = []
+    for k in ks:
+        ranges = list(blocks_of(reps, BLOCK))
+        seeds = spawn_seeds(seed + int(k) * 1_000_003, len(ranges))
+        tasks = [
+            _Task(
+                census,
+                design,
+                int(k),
+                stop - start,
+                sq,
+                methods,
+                tuple(estimands),
+                level,
+                bootstrap_reps,
+                fpc,
+                types=types,
+            )
+            for (start, stop), sq in zip(ranges, seeds, strict=True)
+        ]
+        parts = executor.map(_run_block, tasks)
+        results += _summarise(census, int(k), parts, design)
+    report = CoverageReport(
+        census=census.summary(),
+        design=design,
+        level=level,
+        seed=seed,
+        reps=reps,
+        bootstrap_reps=bootstrap_reps,
+        results=tuple(results),
+    )
+    return recommend(report)
+
+
+def _targets(census: Census, design: str) -> dict[str, float]:
+    if design == "two-stage":
+        return {"type_mean": census.type_mean()}
+    return {"micro": census.micro, "macro": census.macro}
+
+
+def _order(target: dict[str, float]):
+    def key(item: tuple[str, str]) -> tuple[int, int, str]:
+        est, method = item
+        methods = APPLICABLE.get(est, ())
+        return list(target).index(est), methods.index(method) if method in methods else 99, method
+
+    return key
+
+
+def _summarise(census: Census, k: int, parts: list[dict], design: str) -> list:
+    target = _targets(census, design)
+    out = []
+    for est, method in sorted(parts[0], key=_order(target)):
+        cols = [np.concatenate([p[(est, method)][i] for p in parts]) for i in range(4)]
+        out.append(tally(k, est, method, target[est], *cols))
+    return out
