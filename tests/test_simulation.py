@@ -152,3 +152,28 @@ def test_planalto_bm25_census_naive_far_below_document_methods(shared, tmp_path)
     assert cov[("micro", "wald_iid")] < 0.75
     for key in [("micro", "cr2_bm"), ("micro", "doc_bootstrap_t"), ("macro", "t_rates")]:
         assert cov[key] > cov[("micro", "wald_iid")] + 0.15, (key, cov)
+
+
+def test_chunk_size_sensitivity_from_study_folders(tmp_path, capsys):
+    from ragstat.corpus.document import Corpus, Document
+    from ragstat.study import StudyConfig, run_study, write_study
+
+    rng = np.random.default_rng(0)
+    vocab = np.array([f"w{i}" for i in range(400)])
+    docs = tuple(Document(f"d{i}", " ".join(rng.choice(vocab, 300 + 40 * i))) for i in range(12))
+    folders = []
+    for cw in (50, 100):
+        out = tmp_path / f"cw{cw}"
+        write_study(
+            run_study(Corpus(docs), StudyConfig(retrievers=("bm25",), chunk_words=cw)), out, reps=99
+        )
+        folders += ["--from-study", str(out)]
+    code = main(
+        ["simulate", *folders, "--k", "4", "--reps", "100", "--bootstrap-reps", "99", "--json"]
+    )
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [s["chunk_words"] for s in out["studies"]] == [50, 100]
+    assert all(s["eligible_documents"] == 12 for s in out["studies"])
+    first = out["studies"][0]["expected_chunks_per_sample"]["4"]
+    assert first > out["studies"][1]["expected_chunks_per_sample"]["4"]

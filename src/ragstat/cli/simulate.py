@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -81,23 +82,19 @@ def simulate(
     )
     if (census is None) == (not from_study):
         raise InputError("give a CENSUS file or one or more --from-study folders")
-    if census is not None:
-        pop = load_census(census, cluster=cluster, score=score, stratum=strata, system=system)
-        _say(f"census of {pop.M} documents: {len(ks)} K value(s) × {reps} samples", as_json)
-        report = simulate_coverage(pop, ks, **opts)
-        out = report.to_dict()
-    else:
-        out = {"studies": []}
-        for folder in from_study:
-            pop, info = study_census(
-                folder, score=score if score != "hit" else "hit1", system=system
-            )
-            _say(
-                f"{folder}: {info['chunk_words']}-word chunks, {pop.M} eligible documents", as_json
-            )
-            rep = simulate_coverage(pop, ks, **opts).to_dict()
-            info["expected_chunks_per_sample"] = {str(x): x * float(pop.n.mean()) for x in ks}
-            out["studies"].append({**info, **rep})
+    with _progress(not as_json and sys.stderr.isatty()) as tick:
+        opts["progress"] = tick
+        if census is not None:
+            pop = load_census(census, cluster=cluster, score=score, stratum=strata, system=system)
+            out = simulate_coverage(pop, ks, **opts).to_dict()
+        else:
+            out = {"studies": []}
+            for folder in from_study:
+                name = score if score != "hit" else "hit1"
+                pop, info = study_census(folder, score=name, system=system)
+                rep = simulate_coverage(pop, ks, **opts).to_dict()
+                info["expected_chunks_per_sample"] = {str(x): x * float(pop.n.mean()) for x in ks}
+                out["studies"].append({**info, **rep})
     if as_json:
         typer.echo(json.dumps(out, ensure_ascii=False))
     else:
@@ -106,6 +103,18 @@ def simulate(
         print_coverage(out)
 
 
-def _say(msg: str, quiet: bool) -> None:
-    if not quiet and sys.stderr.isatty():
-        typer.echo(f"ragstat: {msg}", err=True)
+@contextmanager
+def _progress(show: bool):
+    """A progress bar over blocks of samples on a terminal; nothing when piped."""
+    if not show:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task("samples", total=None)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield tick

@@ -19,16 +19,23 @@ R = TypeVar("R")
 class Executor(Protocol):
     workers: int
 
-    def map(self, fn: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
-        """``[fn(t) for t in tasks]``, in task order."""
+    def map(
+        self, fn: Callable[[T], R], tasks: Sequence[T], on_done: Callable[[], None] | None = None
+    ) -> list[R]:
+        """``[fn(t) for t in tasks]``, in task order; ``on_done`` after each task (progress)."""
         ...
 
 
 class SerialExecutor:
     workers = 1
 
-    def map(self, fn: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
-        return [fn(t) for t in tasks]
+    def map(self, fn, tasks, on_done=None):
+        out = []
+        for task in tasks:
+            out.append(fn(task))
+            if on_done is not None:
+                on_done()
+        return out
 
 
 class ProcessExecutor:
@@ -37,9 +44,14 @@ class ProcessExecutor:
     def __init__(self, workers: int) -> None:
         self.workers = workers
 
-    def map(self, fn: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
+    def map(self, fn, tasks, on_done=None):
+        out = []
         with ProcessPoolExecutor(max_workers=self.workers) as pool:
-            return list(pool.map(fn, tasks))
+            for result in pool.map(fn, tasks):  # results in task order, as they arrive
+                out.append(result)
+                if on_done is not None:
+                    on_done()
+        return out
 
 
 def get_executor(workers: int = 1) -> Executor:

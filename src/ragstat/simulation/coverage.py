@@ -11,7 +11,7 @@ replicates, `simulation.batch`); design-based samples one by one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -135,11 +135,20 @@ def simulate(
     workers: int = 1,
     fpc: bool = False,
     types: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> CoverageReport:
     """Coverage, width, bias and RMSE of every interval method for each K (see module doc)."""
     methods = tuple(METHODS if methods is None else methods)
     _check(census, ks, reps, methods, estimands, design, types)
     executor = get_executor(workers)
+    total = len(ks) * len(list(blocks_of(reps, BLOCK)))
+    done = [0]
+
+    def tick() -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], total)
+
     results = []
     for k in ks:
         ranges = list(blocks_of(reps, BLOCK))
@@ -160,7 +169,7 @@ def simulate(
             )
             for (start, stop), sq in zip(ranges, seeds, strict=True)
         ]
-        parts = executor.map(_run_block, tasks)
+        parts = executor.map(_run_block, tasks, on_done=tick)
         results += _summarise(census, int(k), parts, design)
     report = CoverageReport(
         census=census.summary(),
