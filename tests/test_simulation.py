@@ -177,3 +177,34 @@ def test_chunk_size_sensitivity_from_study_folders(tmp_path, capsys):
     assert all(s["eligible_documents"] == 12 for s in out["studies"])
     first = out["studies"][0]["expected_chunks_per_sample"]["4"]
     assert first > out["studies"][1]["expected_chunks_per_sample"]["4"]
+
+
+def test_review_regressions_for_the_simulator():
+    rng = np.random.default_rng(5)
+    M = 60
+    n = rng.integers(1, 30, M).astype(float)
+    s = n * rng.random(M)  # continuous scores in [0, 1]
+    st = DocStats(
+        doc_id=np.arange(M).astype(str), n=n, s=s, q=s * s / n + 0.01 * n, score_range=(0.0, 1.0)
+    )
+    c = Census.from_docstats(st)
+    rep = simulate_coverage(c, [10], reps=100, methods=["logit"], seed=1)
+    assert all(r.unavailable < 1 for r in rep.results)  # logit on scores in [0, 1]
+    census = simulate_coverage(
+        _census(M=60),
+        [60],
+        reps=50,
+        fpc=True,
+        bootstrap_reps=99,
+        methods=["t_rates", "cr2_bm"],
+        seed=1,
+    )
+    assert all(r.coverage == 1.0 for r in census.results)  # K = M: the exact value, covered
+    with pytest.raises(InputError, match="level"):
+        simulate_coverage(_census(), [5], level=1.5)
+    with pytest.raises(InputError, match="seed"):
+        simulate_coverage(_census(), [5], seed=-1)
+    with pytest.raises(InputError, match="applies"):
+        simulate_coverage(_census(), [5], methods=["t_rates"], estimands=["micro"])
+    big = simulate_coverage(_census(M=5000), [5], reps=100, methods=["t_rates"], seed=2)
+    assert big.results[0].reps == 100

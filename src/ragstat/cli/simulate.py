@@ -50,7 +50,7 @@ def simulate(
         int, typer.Option(help="Bootstrap replicates inside each sample")
     ] = 999,
     fpc: Annotated[bool, typer.Option("--fpc", help="Apply the finite correction 1 − K/M")] = False,
-    seed: o.Seed = None,
+    seed: Annotated[int, typer.Option(help="Seed of the whole simulation", min=0)] = 0,
     workers: Annotated[int, typer.Option(help="Local processes")] = 1,
     cluster: o.Cluster = "doc_id",
     score: o.Score = "hit",
@@ -67,7 +67,6 @@ def simulate(
     wanted = o.split(methods, METHODS, "methods")
     estimands = o.split(estimand, ("micro", "macro"), "estimand")
     reps = reps if reps is not None else (5_000 if len(ks) == 1 else 2_000)
-    seed = 0 if seed is None else seed
     opts = dict(
         reps=reps,
         design=design,

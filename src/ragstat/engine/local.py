@@ -61,9 +61,9 @@ def get_executor(workers: int = 1) -> Executor:
     return SerialExecutor() if workers == 1 else ProcessExecutor(workers)
 
 
-def spawn_seeds(seed: int, blocks: int) -> list[np.random.SeedSequence]:
-    """One independent seed sequence per block, fixed by ``seed`` alone."""
-    return np.random.SeedSequence(seed).spawn(blocks)
+def spawn_seeds(seed: int, blocks: int, key: tuple[int, ...] = ()) -> list[np.random.SeedSequence]:
+    """One independent seed sequence per block, fixed by ``seed`` (and ``key``, e.g. K) alone."""
+    return np.random.SeedSequence([seed, *key] if key else seed).spawn(blocks)
 
 
 def blocks_of(total: int, size: int) -> Iterable[tuple[int, int]]:

@@ -90,6 +90,8 @@ def _from_doc_table(path, cluster: str, stratum: str | None) -> Census:
         con.close()
     if cluster not in frame.columns:
         raise InputError(f"{path}: per-document table needs {cluster!r}, n and s columns")
+    if stratum is not None and stratum not in frame.columns:
+        raise InputError(f"{path}: no stratum column {stratum!r}; columns: {list(frame.columns)}")
     n, s = frame["n"].to_numpy(float), frame["s"].to_numpy(float)
     q = frame["q"].to_numpy(float) if "q" in frame.columns else None
     binary = q is None and bool(np.all(s == np.round(s)) and np.all((s >= 0) & (s <= n)))

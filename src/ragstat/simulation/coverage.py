@@ -49,7 +49,19 @@ class _Task:
 
 
 def _srs_indices(rng: np.random.Generator, M: int, k: int, reps: int) -> np.ndarray:
-    """``reps`` samples of k of M documents without replacement, shape (reps, k)."""
+    """``reps`` samples of k of M documents without replacement, shape (reps, k).
+
+    Small k: uniform draws, rows with a repeated document redrawn (rejection keeps every
+    k-subset equally likely); else the k smallest of M uniform keys per row.
+    """
+    if k * k < M // 4:
+        idx = rng.integers(0, M, size=(reps, k))
+        while True:
+            s = np.sort(idx, axis=1)
+            bad = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+            if bad.size == 0:
+                return idx
+            idx[bad] = rng.integers(0, M, size=(bad.size, k))
     keys = rng.random((reps, M))
     return np.argpartition(keys, k - 1, axis=1)[:, :k]
 
@@ -72,8 +84,11 @@ def run_srs_block(task: _Task) -> dict:
         estimands=task.estimands,
         bootstrap_reps=task.bootstrap_reps,
         rng=rng,
+        scores_in_unit=c.in_unit,
     )
-    return {(b.estimand, b.method): (b.estimate, b.lower, b.upper, b.available) for b in out}
+    return {
+        (b.estimand, b.method): (b.estimate, b.lower, b.upper, b.available, b.reason) for b in out
+    }
 
 
 def _run_block(task: _Task) -> dict:
@@ -88,9 +103,18 @@ def _check(
     estimands,
     design,
     types: int | None = None,
+    level: float = 0.95,
+    seed: int = 0,
+    bootstrap_reps: int = 999,
 ) -> None:
-    if reps < 1:
-        raise InputError(f"replicates must be positive, got {reps}")
+    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 1:
+        raise InputError(f"replicates must be a positive whole number, got {reps!r}")
+    if not 0 < level < 1:
+        raise InputError(f"level must be between 0 and 1, got {level}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"seed must be a non-negative whole number, got {seed!r}")
+    if not 1 <= bootstrap_reps <= 1_000_000:
+        raise InputError(f"bootstrap replicates must be in [1, 1,000,000], got {bootstrap_reps}")
     for k in ks:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
             raise InputError(f"every K must be a whole number ≥ 2, got {k!r}")
@@ -105,6 +129,8 @@ def _check(
         raise InputError(f"unknown design {design!r}; choose srs, stratified or two-stage")
     if design != "srs" and census.stratum is None:
         raise InputError(f"the {design} design needs a stratum/type per document (--strata)")
+    if design == "srs" and not any(m in APPLICABLE[e] for e in estimands for m in methods):
+        raise InputError("none of the requested methods applies to the requested estimands")
     if design != "srs":
         _check_design(census, ks, design, types)
 
@@ -139,7 +165,7 @@ def simulate(
 ) -> CoverageReport:
     """Coverage, width, bias and RMSE of every interval method for each K (see module doc)."""
     methods = tuple(METHODS if methods is None else methods)
-    _check(census, ks, reps, methods, estimands, design, types)
+    _check(census, ks, reps, methods, estimands, design, types, level, seed, bootstrap_reps)
     executor = get_executor(workers)
     total = len(ks) * len(list(blocks_of(reps, BLOCK)))
     done = [0]
@@ -149,10 +175,15 @@ def simulate(
         if progress is not None:
             progress(done[0], total)
 
-    results = []
+    results, notes = [], []
+    if design != "srs":
+        notes.append(
+            f"{design} design: design-based intervals with finite corrections; "
+            "--methods, --fpc and --bootstrap-reps apply to srs only"
+        )
     for k in ks:
         ranges = list(blocks_of(reps, BLOCK))
-        seeds = spawn_seeds(seed + int(k) * 1_000_003, len(ranges))
+        seeds = spawn_seeds(seed, len(ranges), key=(int(k),))
         tasks = [
             _Task(
                 census,
@@ -170,7 +201,9 @@ def simulate(
             for (start, stop), sq in zip(ranges, seeds, strict=True)
         ]
         parts = executor.map(_run_block, tasks, on_done=tick)
-        results += _summarise(census, int(k), parts, design)
+        rows, why = _summarise(census, int(k), parts, design)
+        results += rows
+        notes += why
     report = CoverageReport(
         census=census.summary(),
         design=design,
@@ -179,6 +212,7 @@ def simulate(
         reps=reps,
         bootstrap_reps=bootstrap_reps,
         results=tuple(results),
+        notes=tuple(notes),
     )
     return recommend(report)
 
@@ -198,10 +232,14 @@ def _order(target: dict[str, float]):
     return key
 
 
-def _summarise(census: Census, k: int, parts: list[dict], design: str) -> list:
+def _summarise(census: Census, k: int, parts: list[dict], design: str) -> tuple[list, list]:
     target = _targets(census, design)
-    out = []
+    out, notes = [], []
     for est, method in sorted(parts[0], key=_order(target)):
         cols = [np.concatenate([p[(est, method)][i] for p in parts]) for i in range(4)]
-        out.append(tally(k, est, method, target[est], *cols))
-    return out
+        row = tally(k, est, method, target[est], *cols)
+        reason = parts[0][(est, method)][4] if len(parts[0][(est, method)]) > 4 else None
+        if reason and row.unavailable == 1.0:
+            notes.append(f"k={k} {est} {method}: unavailable by construction — {reason}")
+        out.append(row)
+    return out, notes

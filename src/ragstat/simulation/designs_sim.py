@@ -72,7 +72,8 @@ def run_design_block(task) -> dict:
         for est, fn in fns.items():
             try:
                 e = fn(stats, counts)
-            except DesignError:
+            except DesignError:  # unreachable with the allocation above; kept unavailable
+                cols[est][0, r] = np.nan
                 continue
             names[est] = e.method
             iv = e.interval(task.level)
@@ -83,7 +84,7 @@ def run_design_block(task) -> dict:
                 1.0 if iv.available else 0.0,
             )
     out = {}
+    fallback = {"type_mean": "two_stage_t", "micro": "stratified_ratio", "macro": "stratified_mean"}
     for est, arr in cols.items():
-        method = names.get(est, "two_stage_t" if est == "type_mean" else f"stratified_{est}")
-        out[(est, method)] = (arr[0], arr[1], arr[2], arr[3] == 1.0)
+        out[(est, names.get(est, fallback[est]))] = (arr[0], arr[1], arr[2], arr[3] == 1.0, None)
     return out
