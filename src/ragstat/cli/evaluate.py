@@ -1,0 +1,147 @@
+"""`ragstat evaluate`: IR metrics per query, then document-clustered intervals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import pandas as pd
+import typer
+
+from ragstat.cli import options as o
+from ragstat.errors import InputError
+from ragstat.inference import analyze
+from ragstat.inference.paired import compare
+from ragstat.records import aggregate_arrays
+
+METHODS_DEFAULT = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
+
+
+def _metric_result(values: pd.Series, clusters: pd.Series, name: str, level, seed, reps) -> dict:
+    ok = values.notna()
+    if ok.sum() == 0:
+        return {"mean": None, "queries": 0, "intervals": [], "note": "no query has a value"}
+    stats = aggregate_arrays(clusters[ok].to_numpy(), values[ok].to_numpy(float), score=name)
+    if stats.K < 2:
+        return {
+            "mean": float(values[ok].mean()),
+            "queries": int(ok.sum()),
+            "intervals": [],
+            "note": "fewer than two clusters: no interval",
+        }
+    rep = analyze(stats, level=level, methods=METHODS_DEFAULT, seed=seed, bootstrap_reps=reps)
+    d = rep.to_dict()
+    return {
+        "mean": d["estimands"]["micro"]["estimate"],
+        "queries": int(ok.sum()),
+        "clusters": stats.K,
+        "intervals": d["estimands"]["micro"]["intervals"],
+        "macro": d["estimands"]["macro"],
+        "warnings": d["warnings"],
+    }
+
+
+def _one_run(table, system: str, clusters: dict, metrics, level, seed, reps) -> dict:
+    rec = table.records[table.records["system"] == system]
+    out = {}
+    for metric in metrics:
+        r = rec[rec["metric"] == metric]
+        out[metric] = _metric_result(
+            r["value"], r["query_id"].map(clusters), metric, level, seed, reps
+        )
+    first = rec[rec["metric"] == metrics[0]]
+    queries = {
+        "total": len(first),
+        "missing_run": int(first["missing_run"].sum()),
+        "no_relevant": int(first["no_relevant"].sum()),
+    }
+    return {"metrics": out, "queries": queries}
+
+
+def _paired(table, a: str, b: str, clusters: dict, metrics, level, seed, reps) -> dict:
+    out = {}
+    for metric in metrics:
+        rec = table.records[table.records["metric"] == metric]
+        wide = rec.pivot(index="query_id", columns="system", values="value").dropna()
+        if wide.empty:
+            continue
+        diff = (wide[a] - wide[b]).to_numpy(float)
+        cl = wide.index.to_series().map(clusters).to_numpy()
+        stats = aggregate_arrays(cl, diff, score=f"{metric} {a} - {b}")
+        if stats.K < 2:
+            continue
+        res = compare(
+            stats,
+            level=level,
+            seed=seed,
+            bootstrap_reps=reps,
+            methods=[m for m in METHODS_DEFAULT if m != "wald_iid"] + ["wald_iid"],
+        )
+        out[metric] = res.to_dict()
+    return {"systems": [a, b], "metrics": out}
+
+
+def evaluate(
+    qrels: Annotated[
+        Path, typer.Option(help="Qrels: TREC (qid 0 docid rel), JSONL, CSV or Parquet")
+    ],
+    run: Annotated[
+        list[Path], typer.Option(help="Run file(s): TREC 6 columns, JSONL, CSV or Parquet")
+    ],
+    metrics: Annotated[
+        str, typer.Option(help="e.g. ndcg@10,recall@10,mrr,map,p@10,hit@5,rprec")
+    ] = "ndcg@10,recall@10,mrr",
+    cluster_by: Annotated[
+        str | None, typer.Option(help="qrels-doc, query, or a query_id → cluster mapping file")
+    ] = None,
+    cluster_column: Annotated[
+        str, typer.Option(help="Cluster column of the mapping file")
+    ] = "cluster",
+    level: o.Level = 0.95,
+    bootstrap_reps: o.Reps = 9_999,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstraps", min=0)] = 0,
+    as_json: o.Json = False,
+) -> None:
+    """Evaluate runs against qrels; per-metric means with clustered intervals (paired with two runs)."""
+    from ragstat.metrics import evaluate as evaluate_runs
+    from ragstat.metrics import parse_metric, read_qrels, read_run
+    from ragstat.metrics.clustering import cluster_queries
+
+    typed = [m.strip() for m in metrics.split(",") if m.strip()]
+    if not typed:
+        raise InputError("--metrics is empty")
+    names = list(dict.fromkeys(parse_metric(m).name for m in typed))  # canonical: P@10 → p@10
+    q = read_qrels(qrels)
+    runs = [read_run(path) for path in run]
+    labels = [r.name for r in runs]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"two runs share the name {labels}; rename the files")
+    table = evaluate_runs(q, runs, names)
+    clusters = cluster_queries(
+        cluster_by, table.records["query_id"].unique(), q.judgments, cluster_column
+    )
+    out = {"clustering": clusters.to_dict(), "runs": {}}
+    for name in labels:
+        out["runs"][name] = _one_run(
+            table, name, dict(clusters.clusters), names, level, seed, bootstrap_reps
+        )
+    if len(labels) == 1:
+        out = {**out["runs"][labels[0]], "clustering": out["clustering"], "run": labels[0]}
+    elif len(labels) == 2:
+        out["paired"] = _paired(
+            table, labels[0], labels[1], dict(clusters.clusters), names, level, seed, bootstrap_reps
+        )
+    if as_json:
+        typer.echo(json.dumps(out, ensure_ascii=False, default=_default))
+    else:
+        from ragstat.cli.render_eval import print_evaluation
+
+        print_evaluation(out)
+
+
+def _default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(type(value).__name__)

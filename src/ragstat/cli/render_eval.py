@@ -1,0 +1,52 @@
+"""Terminal tables for `ragstat evaluate`."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _ci(intervals: list[dict], method: str) -> str:
+    for iv in intervals:
+        if iv["method"] == method:
+            return (
+                "unavailable" if iv["lower"] is None else f"[{iv['lower']:.4f}, {iv['upper']:.4f}]"
+            )
+    return "—"
+
+
+def _run_table(name: str, res: dict, console: Console) -> None:
+    q = res["queries"]
+    t = Table(
+        title=f"{name}: {q['total']} queries ({q['missing_run']} with no run, "
+        f"{q['no_relevant']} without relevant documents — a separate slice)",
+        title_justify="left",
+    )
+    for col in ("metric", "mean", "clusters", "95% CR2 (clustered)", "naive iid"):
+        t.add_column(col, justify="left" if col == "metric" else "right")
+    for metric, m in res["metrics"].items():
+        mean = "—" if m["mean"] is None else f"{m['mean']:.4f}"
+        t.add_row(
+            metric,
+            mean,
+            str(m.get("clusters", "—")),
+            _ci(m["intervals"], "cr2_bm"),
+            _ci(m["intervals"], "wald_iid"),
+        )
+    console.print(t)
+
+
+def print_evaluation(out: dict, console: Console | None = None) -> None:
+    console = console or Console()
+    console.print(out["clustering"]["note"])
+    runs = out.get("runs") or {out["run"]: out}
+    for name, res in runs.items():
+        _run_table(name, res, console)
+    if "paired" in out:
+        a, b = out["paired"]["systems"]
+        for metric, p in out["paired"]["metrics"].items():
+            mi = p["estimands"]["micro"]
+            console.print(
+                f"{a} − {b} {metric}: {mi['estimate']:+.4f} {_ci(mi['intervals'], 'cr2_bm')}, "
+                f"sign-flip p {p['paired']['permutation_p']['micro']:.3g}"
+            )

@@ -1,0 +1,69 @@
+"""Per-query metric kernels (see DESIGN.md): IR metrics over qrels and runs.
+
+``read_qrels`` / ``read_run`` (TREC, JSONL, CSV, Parquet), ``evaluate`` with
+metric names as users type them (``ndcg@10``, ``recall@10``, ``mrr``, …).
+"""
+
+from ragstat.metrics.clustering import Clustering, cluster_queries
+from ragstat.metrics.filters import (
+    DocumentExclusions,
+    FalseExclusion,
+    PredicatePrecisionRecall,
+    RecallAtK,
+    document_exclusions,
+    false_exclusion,
+    predicate_precision_recall,
+    recall_at_k_correct,
+    select_ids,
+)
+from ragstat.metrics.fusion import RERANK_METRICS, RerankDelta, rerank_delta, rrf_fuse
+from ragstat.metrics.ir import (
+    METRIC_NAMES,
+    EvaluationTable,
+    Metric,
+    QueryCounts,
+    evaluate,
+    parse_metric,
+)
+from ragstat.metrics.runs import (
+    Qrels,
+    Run,
+    qrels_from_dict,
+    qrels_from_frame,
+    read_qrels,
+    read_run,
+    run_from_dict,
+    run_from_frame,
+)
+
+__all__ = [
+    "METRIC_NAMES",
+    "RERANK_METRICS",
+    "Clustering",
+    "DocumentExclusions",
+    "EvaluationTable",
+    "FalseExclusion",
+    "Metric",
+    "PredicatePrecisionRecall",
+    "Qrels",
+    "QueryCounts",
+    "RecallAtK",
+    "RerankDelta",
+    "Run",
+    "cluster_queries",
+    "document_exclusions",
+    "evaluate",
+    "false_exclusion",
+    "parse_metric",
+    "predicate_precision_recall",
+    "qrels_from_dict",
+    "qrels_from_frame",
+    "read_qrels",
+    "read_run",
+    "recall_at_k_correct",
+    "rerank_delta",
+    "rrf_fuse",
+    "run_from_dict",
+    "run_from_frame",
+    "select_ids",
+]
