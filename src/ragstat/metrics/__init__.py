@@ -8,11 +8,9 @@ from ragstat.metrics.clustering import Clustering, cluster_queries
 from ragstat.metrics.filters import (
     DocumentExclusions,
     FalseExclusion,
-    PredicatePrecisionRecall,
     RecallAtK,
     document_exclusions,
     false_exclusion,
-    predicate_precision_recall,
     recall_at_k_correct,
     select_ids,
 )
@@ -25,6 +23,7 @@ from ragstat.metrics.ir import (
     evaluate,
     parse_metric,
 )
+from ragstat.metrics.predicates import PredicatePrecisionRecall, predicate_precision_recall
 from ragstat.metrics.runs import (
     Qrels,
     Run,

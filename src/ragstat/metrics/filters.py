@@ -27,14 +27,12 @@ the queries whose gold did not survive, kept only to demonstrate the trap. Seed
 004's worked example: false-exclusion rate 50 % (2 of 4 eligible queries),
 correct Recall@10 50 %, filtered-gold evaluator 100 %.
 
-Predicate precision/recall: when an extractor (e.g. an LLM) writes the filter,
-score its predicates against labelled correct predicates as a classifier over
-(field, value) clauses: TP = clauses in both, FP = predicted only, FN = labelled only.
+Predicate precision/recall lives in :mod:`ragstat.metrics.predicates`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,11 +42,9 @@ from ragstat.errors import InputError
 __all__ = [
     "DocumentExclusions",
     "FalseExclusion",
-    "PredicatePrecisionRecall",
     "RecallAtK",
     "document_exclusions",
     "false_exclusion",
-    "predicate_precision_recall",
     "recall_at_k_correct",
     "recall_at_k_filtered_gold",
     "select_ids",
@@ -349,89 +345,3 @@ def recall_at_k_filtered_gold(
 
 
 # ------------------------------------------------------ predicate precision/recall
-
-
-@dataclass(frozen=True)
-class PredicatePrecisionRecall:
-    """Per labelled query: clause counts ``tp``, ``fp``, ``fn`` (int arrays).
-
-    ``exact[i]``: the predicted predicate equals the labelled one. ``missing``:
-    labelled queries with no prediction (scored as an empty predicate).
-    Micro-averaged ``precision = Σtp / Σ(tp + fp)`` and ``recall = Σtp / Σ(tp + fn)``
-    raise InputError when their denominator is empty.
-    """
-
-    query_ids: tuple[str, ...]
-    tp: np.ndarray
-    fp: np.ndarray
-    fn: np.ndarray
-    exact: np.ndarray
-    missing: tuple[str, ...]
-
-    @property
-    def precision(self) -> float:
-        denom = int(self.tp.sum() + self.fp.sum())
-        if denom == 0:
-            raise InputError("predicate precision: no predicted clause at all (empty denominator)")
-        return int(self.tp.sum()) / denom
-
-    @property
-    def recall(self) -> float:
-        denom = int(self.tp.sum() + self.fn.sum())
-        if denom == 0:
-            raise InputError("predicate recall: no labelled clause at all (empty denominator)")
-        return int(self.tp.sum()) / denom
-
-    @property
-    def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
-
-    @property
-    def exact_match_rate(self) -> float:
-        return float(self.exact.mean())
-
-
-def _clauses(pred: object, where: str) -> frozenset[tuple[str, Hashable]]:
-    """A predicate ``{field: value}`` as its (field, value) clauses; list/set values → frozenset."""
-    if not isinstance(pred, Mapping):
-        raise InputError(f"{where}: a predicate must be a mapping field → value")
-    out = set()
-    for field, value in pred.items():
-        if isinstance(value, (list, set, frozenset)):
-            value = frozenset(value)
-        if not isinstance(field, str) or not isinstance(value, Hashable):
-            raise InputError(f"{where}: bad clause {field!r}: {value!r}")
-        out.add((field, value))
-    return frozenset(out)
-
-
-def predicate_precision_recall(
-    predicted: Mapping[str, Mapping[str, object]], correct: Mapping[str, Mapping[str, object]]
-) -> PredicatePrecisionRecall:
-    """Score an extractor's filter predicates against labelled (query, correct predicate) pairs.
-
-    Clauses are (field, value) pairs: a right field with a wrong value is one FP
-    and one FN. Queries are those of ``correct`` in order; predictions for
-    unlabelled queries are ignored. No labelled query → InputError.
-    """
-    if not isinstance(predicted, Mapping) or not isinstance(correct, Mapping):
-        raise InputError("predicted and correct must map query id → {field: value}")
-    if not correct:
-        raise InputError("predicate_precision_recall: no labelled query (empty denominator)")
-    tp, fp, fn, exact = [], [], [], []
-    for qid, label in correct.items():
-        want = _clauses(label, f"correct, query {qid!r}")
-        got = _clauses(predicted.get(qid, {}), f"predicted, query {qid!r}")
-        tp.append(len(got & want))
-        fp.append(len(got - want))
-        fn.append(len(want - got))
-        exact.append(got == want)
-    return PredicatePrecisionRecall(
-        query_ids=tuple(correct),
-        tp=_frozen(tp, np.int64),
-        fp=_frozen(fp, np.int64),
-        fn=_frozen(fn, np.int64),
-        exact=_frozen(exact, bool),
-        missing=tuple(q for q in correct if q not in predicted),
-    )
