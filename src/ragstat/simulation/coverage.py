@@ -12,7 +12,7 @@ replicates, `simulation.batch`); design-based samples one by one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,7 +38,7 @@ class _Task:
     design: str
     k: int
     reps: int
-    seed: np.random.SeedSequence
+    seed: np.random.SeedSequence | None
     methods: tuple[str, ...]
     estimands: tuple[str, ...]
     level: float
@@ -181,27 +181,23 @@ def simulate(
             f"{design} design: design-based intervals with finite corrections; "
             "--methods, --fpc and --bootstrap-reps apply to srs only"
         )
+    base = _Task(
+        census,
+        design,
+        0,
+        0,
+        None,
+        methods,
+        tuple(estimands),
+        level,
+        bootstrap_reps,
+        fpc,
+        types=types,
+    )
     for k in ks:
-        ranges = list(blocks_of(reps, BLOCK))
-        seeds = spawn_seeds(seed, len(ranges), key=(int(k),))
-        tasks = [
-            _Task(
-                census,
-                design,
-                int(k),
-                stop - start,
-                sq,
-                methods,
-                tuple(estimands),
-                level,
-                bootstrap_reps,
-                fpc,
-                types=types,
-            )
-            for (start, stop), sq in zip(ranges, seeds, strict=True)
-        ]
-        parts = executor.map(_run_block, tasks, on_done=tick)
-        rows, why = _summarise(census, int(k), parts, design)
+        rows, why = _summarise(
+            census, int(k), _run_k(executor, base, int(k), reps, seed, tick), design
+        )
         results += rows
         notes += why
     report = CoverageReport(
@@ -215,6 +211,17 @@ def simulate(
         notes=tuple(notes),
     )
     return recommend(report)
+
+
+def _run_k(executor, base: _Task, k: int, reps: int, seed: int, tick) -> list[dict]:
+    """Every block of R samples of k documents; seeds fixed by (seed, k) and the block."""
+    ranges = list(blocks_of(reps, BLOCK))
+    seeds = spawn_seeds(seed, len(ranges), key=(k,))
+    tasks = [
+        replace(base, k=k, reps=stop - start, seed=sq)
+        for (start, stop), sq in zip(ranges, seeds, strict=True)
+    ]
+    return executor.map(_run_block, tasks, on_done=tick)
 
 
 def _targets(census: Census, design: str) -> dict[str, float]:
