@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ragstat import InputError
 from ragstat.cli import main
 from ragstat.metrics import cluster_queries
 
@@ -37,7 +38,9 @@ def test_one_run_json_shape(capsys):
     assert set(res["metrics"]) == {"ndcg@10", "recall@10", "mrr"}
     m = res["metrics"]["ndcg@10"]
     assert {"mean", "intervals"} <= set(m) and m["intervals"][0]["method"] == "cr2_bm"
-    assert res["queries"] == {"total": 64, "missing_run": 6, "no_relevant": 6}
+    q = res["queries"]
+    assert (q["total"], q["missing_run"], q["no_relevant"], q["unjudged_queries"]) == (64, 6, 6, 3)
+    assert any("no ranking" in w for w in res["warnings"])
     assert res["clustering"]["by"] == "query" and "independent" in res["clustering"]["note"]
 
 
@@ -75,10 +78,15 @@ def test_clustering_by_source_document_and_by_file(tmp_path, capsys):
         "q2": {"A#2": 2},
         "q3": {"B#0": 1, "C#4": 1, "C#5": 1},
         "q4": {},
+        "q5": {"C#9": 1},
+        "q6": {"D#1": 1},
     }
-    c = cluster_queries("qrels-doc", ["q1", "q2", "q3", "q4"], qrels)
-    assert c.clusters["q1"] == c.clusters["q2"] == "A" and c.clusters["q3"] == "C"
-    assert c.ambiguous == 1
+    c = cluster_queries("qrels-doc", ["q1", "q2", "q3", "q4", "q5", "q6"], qrels)
+    assert c.clusters["q1"] == c.clusters["q2"] == "A"
+    assert c.clusters["q3"] == c.clusters["q5"] != c.clusters["q6"]  # B and C joined by q3
+    assert c.joined == 1 and c.to_dict()["clusters"] == 3
+    with pytest.raises(InputError, match="doc#position"):
+        cluster_queries("qrels-doc", ["q1"], {"q1": {"D1": 1}})
     lines = [f"q{i} 0 D{i % 3}#{i} 1" for i in range(12)]
     qpath = tmp_path / "qrels.trec"
     qpath.write_text("\n".join(lines) + "\n")
@@ -142,3 +150,12 @@ def test_bad_input_exits_2(tmp_path, capsys, qrels_text, metrics, match):
     r.write_text("q1 Q0 d1 1 2.0 x\n")
     code, _, err = _run(capsys, "evaluate", "--qrels", q, "--run", r, "--metrics", metrics)
     assert code == 2 and match in err, err
+
+
+def test_run_with_no_query_in_common_exits_2(tmp_path, capsys):
+    q = tmp_path / "q.trec"
+    q.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    r = tmp_path / "r.trec"
+    r.write_text("1 Q0 d1 1 2.0 x\n2 Q0 d2 1 2.0 x\n")
+    code, _, err = _run(capsys, "evaluate", "--qrels", q, "--run", r, "--metrics", "mrr")
+    assert code == 2 and "no query in common" in err and len(err.strip().splitlines()) == 1

@@ -182,7 +182,8 @@ def test_rerank_delta_ndcg_mrr_and_p_on_identical_candidate_sets():
     assert isinstance(res, RerankDelta)
     assert res.query_ids == ("q1", "q2", "q3")
     assert res.missing == ("q3",)  # no ranking: scored as empty, Δ = 0
-    assert res.no_relevant == ("q4", "q5")  # a separate slice, not a zero
+    assert res.no_relevant == ("q4",)  # a separate slice, not a zero
+    assert res.unjudged == ("q5",)  # ranked but not in the qrels
     l3 = math.log2(3)
     idcg2 = 2 + 1 / l3
     np.testing.assert_allclose(res.before, [1 / l3, (1 + 2 / l3) / idcg2, 0.0], rtol=1e-15)

@@ -51,26 +51,55 @@ def _one_run(table, system: str, clusters: dict, metrics, level, seed, reps) -> 
         out[metric] = _metric_result(
             r["value"], r["query_id"].map(clusters), metric, level, seed, reps
         )
-    first = rec[rec["metric"] == metrics[0]]
-    queries = {
-        "total": len(first),
-        "missing_run": int(first["missing_run"].sum()),
-        "no_relevant": int(first["no_relevant"].sum()),
+    queries = table.counts[system].to_dict()
+    if queries["missing_run"] == queries["total"]:
+        raise InputError(
+            f"run {system!r} has no query in common with the qrels (its ids and the qrels' "
+            "ids differ?); nothing to evaluate"
+        )
+    warnings = []
+    if queries["missing_run"]:
+        warnings.append(
+            f"{queries['missing_run']} qrels queries have no ranking in {system!r}: "
+            "scored as empty rankings"
+        )
+    if queries.get("unjudged_queries"):
+        warnings.append(
+            f"{queries['unjudged_queries']} ranked queries are not in the qrels: ignored"
+        )
+    return {"metrics": out, "queries": queries, "warnings": warnings}
+
+
+def _paired_queries(table, a: str, b: str) -> dict:
+    rec = table.records[table.records["metric"] == table.records["metric"].iloc[0]]
+    miss = rec.pivot(index="query_id", columns="system", values="missing_run")
+    return {
+        "total": len(miss),
+        "missing_in_a_only": int((miss[a] & ~miss[b]).sum()),
+        "missing_in_b_only": int((~miss[a] & miss[b]).sum()),
+        "missing_in_both": int((miss[a] & miss[b]).sum()),
     }
-    return {"metrics": out, "queries": queries}
 
 
 def _paired(table, a: str, b: str, clusters: dict, metrics, level, seed, reps) -> dict:
-    out = {}
+    out, notes = {}, []
+    queries = _paired_queries(table, a, b)
+    if queries["missing_in_a_only"] or queries["missing_in_b_only"]:
+        notes.append(
+            "the runs miss different queries (scored as empty rankings): part of the "
+            "difference is coverage, not ranking"
+        )
     for metric in metrics:
         rec = table.records[table.records["metric"] == metric]
         wide = rec.pivot(index="query_id", columns="system", values="value").dropna()
         if wide.empty:
+            notes.append(f"{metric}: no query has a value in both runs")
             continue
         diff = (wide[a] - wide[b]).to_numpy(float)
         cl = wide.index.to_series().map(clusters).to_numpy()
         stats = aggregate_arrays(cl, diff, score=f"{metric} {a} - {b}")
         if stats.K < 2:
+            notes.append(f"{metric}: fewer than two clusters, no paired interval")
             continue
         res = compare(
             stats,
@@ -80,7 +109,7 @@ def _paired(table, a: str, b: str, clusters: dict, metrics, level, seed, reps) -
             methods=[m for m in METHODS_DEFAULT if m != "wald_iid"] + ["wald_iid"],
         )
         out[metric] = res.to_dict()
-    return {"systems": [a, b], "metrics": out}
+    return {"systems": [a, b], "queries": queries, "metrics": out, "notes": notes}
 
 
 def evaluate(
@@ -122,13 +151,18 @@ def evaluate(
     clusters = cluster_queries(
         cluster_by, table.records["query_id"].unique(), q.judgments, cluster_column
     )
-    out = {"clustering": clusters.to_dict(), "runs": {}}
+    out = {"clustering": clusters.to_dict(), "level": level, "runs": {}}
     for name in labels:
         out["runs"][name] = _one_run(
             table, name, dict(clusters.clusters), names, level, seed, bootstrap_reps
         )
     if len(labels) == 1:
-        out = {**out["runs"][labels[0]], "clustering": out["clustering"], "run": labels[0]}
+        out = {
+            **out["runs"][labels[0]],
+            "clustering": out["clustering"],
+            "level": level,
+            "run": labels[0],
+        }
     elif len(labels) == 2:
         out["paired"] = _paired(
             table, labels[0], labels[1], dict(clusters.clusters), names, level, seed, bootstrap_reps

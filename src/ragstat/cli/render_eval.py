@@ -15,14 +15,14 @@ def _ci(intervals: list[dict], method: str) -> str:
     return "—"
 
 
-def _run_table(name: str, res: dict, console: Console) -> None:
+def _run_table(name: str, res: dict, console: Console, head: str) -> None:
     q = res["queries"]
     t = Table(
         title=f"{name}: {q['total']} queries ({q['missing_run']} with no run, "
         f"{q['no_relevant']} without relevant documents — a separate slice)",
         title_justify="left",
     )
-    for col in ("metric", "mean", "clusters", "95% CR2 (clustered)", "naive iid"):
+    for col in ("metric", "mean", "clusters", head, "naive iid"):
         t.add_column(col, justify="left" if col == "metric" else "right")
     for metric, m in res["metrics"].items():
         mean = "—" if m["mean"] is None else f"{m['mean']:.4f}"
@@ -40,10 +40,16 @@ def print_evaluation(out: dict, console: Console | None = None) -> None:
     console = console or Console()
     console.print(out["clustering"]["note"])
     runs = out.get("runs") or {out["run"]: out}
+    unit = "queries as clusters" if out["clustering"]["by"] == "query" else "clustered"
+    head = f"{out['level'] * 100:g}% CR2 ({unit})"
     for name, res in runs.items():
-        _run_table(name, res, console)
+        _run_table(name, res, console, head)
+        for w in res.get("warnings", []):
+            console.print(f"[yellow]warning:[/] {w}")
     if "paired" in out:
         a, b = out["paired"]["systems"]
+        for note in out["paired"].get("notes", []):
+            console.print(f"[yellow]note:[/] {note}")
         for metric, p in out["paired"]["metrics"].items():
             mi = p["estimands"]["micro"]
             console.print(

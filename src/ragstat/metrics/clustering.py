@@ -2,8 +2,8 @@
 
 - ``qrels-doc``: the source document of the query's gold passages, for chunk-level
   qrels whose document ids are ``doc#position`` (the part before ``#``); a query whose
-  gold passages come from several documents takes the one holding most of them
-  (ties: the smallest id) and is counted;
+  gold passages come from several documents joins them into one cluster (connected
+  components), so clusters stay independent;
 - a mapping file (CSV/TSV/JSONL/Parquet) with ``query_id`` and a cluster column
   (``cluster`` by default), e.g. a topic;
 - none: every query is its own cluster — queries are treated as independent,
@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,30 +28,51 @@ class Clustering:
     by: str
     clusters: Mapping[str, str]
     note: str
-    ambiguous: int = 0
+    joined: int = 0  # queries whose gold spans several source documents
 
     def to_dict(self) -> dict:
+        real = {c for c in self.clusters.values() if not c.startswith("(no gold)")}
         return {
             "by": self.by,
-            "clusters": len(set(self.clusters.values())),
+            "clusters": len(real),
             "note": self.note,
-            "ambiguous_queries": self.ambiguous,
+            "queries_joining_documents": self.joined,
         }
 
 
 def _from_qrels(qrels: Mapping[str, Mapping[str, int]], queries: Iterable[str]) -> Clustering:
-    out, ambiguous = {}, 0
-    for q in queries:
-        gold = [d for d, rel in qrels.get(q, {}).items() if rel > 0]
-        if not gold:
+    """Connected components of queries that share a source document (union–find)."""
+    gold = {q: [d for d, rel in qrels.get(q, {}).items() if rel > 0] for q in queries}
+    if not any("#" in d for docs in gold.values() for d in docs):
+        raise InputError(
+            "--cluster-by qrels-doc needs passage ids of the form doc#position in the qrels; "
+            "use a mapping file (query_id → document or topic) instead"
+        )
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for docs in gold.values():
+        sources = sorted({d.split("#", 1)[0] for d in docs})
+        for s in sources[1:]:
+            parent[find(s)] = find(sources[0])
+    out, joined = {}, 0
+    for q, docs in gold.items():
+        if not docs:
             out[q] = f"(no gold) {q}"
             continue
-        sources = Counter(d.split("#", 1)[0] for d in gold)
-        top = max(sources.values())
-        ambiguous += len(sources) > 1
-        out[q] = min(s for s, c in sources.items() if c == top)
-    note = "clustered by the source document of each query's gold passages (doc#position ids)"
-    return Clustering("qrels-doc", out, note, ambiguous)
+        sources = {d.split("#", 1)[0] for d in docs}
+        joined += len(sources) > 1
+        out[q] = find(min(sources))
+    note = (
+        "clustered by the source documents of each query's gold passages (doc#position ids); "
+        "queries whose gold spans several documents join those documents into one cluster"
+    )
+    return Clustering("qrels-doc", out, note, joined)
 
 
 def _from_file(path: Path, column: str, queries: Iterable[str]) -> Clustering:

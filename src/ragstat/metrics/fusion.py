@@ -150,7 +150,8 @@ class RerankDelta:
     float64 arrays): every qrels query with at least one relevant document, in
     qrels order. ``missing``: those of them with no ranking before or after
     (scored as empty rankings, Δ = 0). ``no_relevant``: queries with no relevant
-    document in qrels (a separate slice, not scored as zero).
+    document in qrels (a separate slice, not scored as zero). ``unjudged``: queries
+    ranked but absent from the qrels.
     """
 
     metric: str
@@ -160,6 +161,7 @@ class RerankDelta:
     delta: np.ndarray
     missing: tuple[str, ...]
     no_relevant: tuple[str, ...]
+    unjudged: tuple[str, ...] = ()
 
     @property
     def n_queries(self) -> int:
@@ -264,7 +266,7 @@ def rerank_delta(
         raise InputError("rerank_delta: no query in qrels has a relevant document (rel > 0)")
     scored_set = set(scored)
     no_relevant = [q for q in grades if q not in scored_set]
-    no_relevant += [q for q in pairs if q not in grades]
+    unjudged = [q for q in pairs if q not in grades]
     b_val = np.empty(len(scored))
     a_val = np.empty(len(scored))
     for i, qid in enumerate(scored):
@@ -282,4 +284,5 @@ def rerank_delta(
         delta=delta,
         missing=tuple(q for q in scored if q not in pairs),
         no_relevant=tuple(no_relevant),
+        unjudged=tuple(unjudged),
     )

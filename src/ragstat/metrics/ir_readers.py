@@ -91,8 +91,8 @@ def detect_format(path: Path) -> str:
 
 def _open_text(path: Path) -> io.TextIOBase:
     if path.suffix.lower() == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", newline=None)  # type: ignore[return-value]
-    return path.open(encoding="utf-8")
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline=None)  # type: ignore[return-value]
+    return path.open(encoding="utf-8-sig")  # a byte-order mark is not part of the first id
 
 
 def _line_locate(path: Path, lines: list[int]) -> Locate:

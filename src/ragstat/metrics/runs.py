@@ -68,7 +68,11 @@ def _as_id(value: Any, what: str) -> str:
 
 
 def _as_grade(value: Any, where: str) -> int:
-    if isinstance(value, bool | np.bool_ | int | np.integer):
+    if isinstance(value, bool | np.bool_):
+        raise InputError(
+            f"{where}: relevance {value!r} is a boolean; use integer grades (0, 1, 2, …)"
+        )
+    if isinstance(value, int | np.integer):
         return int(value)
     if isinstance(value, float | np.floating) and float(value).is_integer():
         return int(value)
