@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from ragstat.cli import compare, evaluate, interval, plan, simulate, study
+from ragstat.cli import compare, evaluate, generation, interval, ontology, plan, simulate, study
 from ragstat.errors import RagstatError
 
 __all__ = ["app", "main"]
@@ -23,6 +23,8 @@ app.command("interval")(interval.interval)
 app.command("compare")(compare.compare)
 app.command("plan")(plan.plan)
 app.command("evaluate")(evaluate.evaluate)
+app.command("generation")(generation.generation)
+app.command("ontology")(ontology.ontology)
 app.command("simulate")(simulate.simulate)
 app.command("study")(study.study)
 app.command("demo")(study.demo)

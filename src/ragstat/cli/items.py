@@ -1,0 +1,132 @@
+"""Per-item scores → clustered intervals and a table: shared by the seed-004 metric verbs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import typer
+
+from ragstat.errors import InputError
+from ragstat.inference import analyze
+from ragstat.records import aggregate_arrays
+
+METHODS = ("cr2_bm", "t_rates", "doc_bootstrap_t", "wald_iid")
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """Records of a JSONL file, with the line number of any bad line."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    rows = []
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{i}: invalid JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise InputError(f"{path}:{i}: each line must be a JSON object")
+        rows.append(row)
+    if not rows:
+        raise InputError(f"{path}: no records")
+    return rows
+
+
+def clusters_for(rows: list[dict], ids: list[str], cluster_by: str | None) -> tuple[list[str], str]:
+    """The cluster of each item: a field of its record, or the item itself (independent)."""
+    if cluster_by is None:
+        return list(ids), "no --cluster-by: items are treated as independent"
+    by_id = {str(r.get("id", i)): r for i, r in enumerate(rows)}
+    out = []
+    for item in ids:
+        value = by_id.get(item, {}).get(cluster_by)
+        if value is None:
+            raise InputError(f"item {item!r} has no {cluster_by!r} field to cluster by")
+        out.append(str(value))
+    return out, f"clustered by {cluster_by!r}"
+
+
+def score_intervals(
+    scores: dict[str, tuple[list[str], np.ndarray]],
+    rows: list[dict],
+    cluster_by: str | None,
+    *,
+    level: float = 0.95,
+    seed: int = 0,
+    reps: int = 1999,
+) -> dict:
+    """{score: {mean, n, clusters, intervals}} for per-item scores (NaN = not scored, counted)."""
+    out = {}
+    note = ""
+    for name, (ids, values) in scores.items():
+        values = np.asarray(values, dtype=float)
+        ok = np.isfinite(values)
+        clusters, note = clusters_for(rows, ids, cluster_by)
+        entry = {
+            "mean": float(values[ok].mean()) if ok.any() else None,
+            "n": int(ok.sum()),
+            "not_scored": int((~ok).sum()),
+            "intervals": [],
+        }
+        if ok.any():
+            cl = np.asarray(clusters, dtype=object)[ok]
+            stats = aggregate_arrays(cl, values[ok], score=name)
+            entry["clusters"] = stats.K
+            if stats.K >= 2:
+                rep = analyze(stats, level=level, methods=METHODS, seed=seed, bootstrap_reps=reps)
+                entry["intervals"] = rep.to_dict()["estimands"]["micro"]["intervals"]
+        out[name] = entry
+    return {"scores": out, "clustering": note}
+
+
+def emit(result: dict, as_json: bool, title: str) -> None:
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False, default=_default))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    t = Table(title=title, title_justify="left")
+    for col in ("score", "mean", "n", "not scored", "clusters", "95% CR2", "naive iid"):
+        t.add_column(col, justify="left" if col == "score" else "right")
+    for name, e in result["scores"].items():
+        ivs = {iv["method"]: iv for iv in e["intervals"]}
+
+        def ci(m: str, ivs=ivs) -> str:
+            iv = ivs.get(m)
+            return (
+                "—"
+                if iv is None or iv["lower"] is None
+                else f"[{iv['lower']:.3f}, {iv['upper']:.3f}]"
+            )
+
+        t.add_row(
+            name,
+            "—" if e["mean"] is None else f"{e['mean']:.4f}",
+            str(e["n"]),
+            str(e["not_scored"]),
+            str(e.get("clusters", "—")),
+            ci("cr2_bm"),
+            ci("wald_iid"),
+        )
+    console.print(t)
+    console.print(result["clustering"])
+    for extra in result.get("notes", []):
+        console.print(f"note: {extra}")
+
+
+def _default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    raise TypeError(type(value).__name__)

@@ -1,0 +1,83 @@
+"""The seed-004 metric verbs: JSONL in, per-item scores with clustered intervals out."""
+
+import json
+
+import pytest
+
+from ragstat.cli import main
+
+
+def _judgment(ext, sup):
+    return {
+        "extracted_claims": ext,
+        "supported_claims": sup,
+        "unsupported_claims": [c for c in ext if c not in sup],
+        "outcome": "scored" if ext else "no_claims",
+        "failure_mode": "none",
+        "rationale": "r",
+    }
+
+
+def _write(path, rows):
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_generation_verb(tmp_path, capsys):
+    rows = [
+        {
+            "id": "a1",
+            "doc": "d1",
+            "judgment": _judgment(["x", "y"], ["x"]),
+            "answer": "Paris",
+            "gold": "paris",
+            "context": "Paris was not founded in 1994.",
+        },
+        {
+            "id": "a2",
+            "doc": "d1",
+            "judgment": _judgment([], []),
+            "answer": "Rome",
+            "gold": "Paris",
+            "context": "Paris",
+        },
+        {
+            "id": "a3",
+            "doc": "d2",
+            "judgment": _judgment(["z"], ["z"]),
+            "answer": "the Paris",
+            "gold": "Paris",
+            "context": "Paris",
+        },
+    ]
+    path = _write(tmp_path / "g.jsonl", rows)
+    assert main(["generation", str(path), "--cluster-by", "doc", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    f = out["scores"]["faithfulness"]
+    assert f["mean"] == pytest.approx(0.75) and f["n"] == 2 and f["not_scored"] == 1
+    assert out["scores"]["exact_match"]["mean"] == pytest.approx(2 / 3)
+    assert out["scores"]["unseen_entity_flag"]["mean"] == pytest.approx(1 / 3)  # Rome only
+    assert any("not a grounding check" in n for n in out["notes"])
+    bad = _write(tmp_path / "b.jsonl", [{"id": "a", "judgment": {"extracted_claims": ["x"]}}])
+    assert main(["generation", str(bad)]) == 2
+    assert "invalid judgment" in capsys.readouterr().err
+
+
+def test_ontology_verb_reproduces_the_seed_hierarchy(tmp_path, capsys):
+    tax = tmp_path / "tax.csv"
+    tax.write_text(
+        "parent,child\nVehicle,Car\nVehicle,Watercraft\nCar,Sedan\nCar,Hatchback\n"
+        "Watercraft,Submarine\n"
+    )
+    rows = [
+        {"id": "i1", "gold": "Hatchback", "predicted": "Sedan"},
+        {"id": "i2", "gold": "Hatchback", "predicted": "Submarine"},
+    ]
+    path = _write(tmp_path / "o.jsonl", rows)
+    assert main(["ontology", str(path), "--taxonomy", str(tax), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scores"]["hf1"]["mean"] == pytest.approx(0.5)  # (2/3 + 1/3) / 2
+    assert out["scores"]["wu_palmer"]["mean"] == pytest.approx(0.5)
+    path2 = _write(tmp_path / "o2.jsonl", [{"id": "i1", "gold": "Bicycle", "predicted": "Sedan"}])
+    assert main(["ontology", str(path2), "--taxonomy", str(tax)]) == 2
+    assert "Bicycle" in capsys.readouterr().err
