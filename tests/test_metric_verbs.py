@@ -81,3 +81,27 @@ def test_ontology_verb_reproduces_the_seed_hierarchy(tmp_path, capsys):
     path2 = _write(tmp_path / "o2.jsonl", [{"id": "i1", "gold": "Bicycle", "predicted": "Sedan"}])
     assert main(["ontology", str(path2), "--taxonomy", str(tax)]) == 2
     assert "Bicycle" in capsys.readouterr().err
+
+
+def test_ingestion_and_latency_verbs(tmp_path, capsys):
+    pytest.importorskip("jiwer")
+    rows = [
+        {"id": "m1", "reference": "abcd efgh", "extracted": "abcd efgx", "text": "ﬁle\u200b"},
+        {"id": "m2", "reference": "same text", "extracted": "same text", "text": "plain"},
+    ]
+    path = _write(tmp_path / "i.jsonl", rows)
+    assert main(["ingestion", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scores"]["cer"]["mean"] == pytest.approx((1 / 9) / 2)
+    assert out["scores"]["wer"]["mean"] == pytest.approx(0.25)
+    assert out["scores"]["nfc_nfkc_differs"]["mean"] == 0.5
+    assert any("U+200B" in n for n in out["notes"])
+    spans = [
+        {"trace_id": f"t{i}", "stage": "gen", "duration_ms": float(i), "tenant": f"c{i % 3}"}
+        for i in range(1, 31)
+    ]
+    trace = _write(tmp_path / "t.jsonl", spans)
+    assert main(["latency", str(trace), "--cluster-by", "tenant", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["percentiles"][0]["p50"] == pytest.approx(15.5)
+    assert out["scores"]["gen ms"]["clusters"] == 3

@@ -7,7 +7,17 @@ import sys
 
 import typer
 
-from ragstat.cli import compare, evaluate, generation, interval, ontology, plan, simulate, study
+from ragstat.cli import (
+    compare,
+    evaluate,
+    generation,
+    ingestion,
+    interval,
+    ontology,
+    plan,
+    simulate,
+    study,
+)
 from ragstat.errors import RagstatError
 
 __all__ = ["app", "main"]
@@ -25,6 +35,8 @@ app.command("plan")(plan.plan)
 app.command("evaluate")(evaluate.evaluate)
 app.command("generation")(generation.generation)
 app.command("ontology")(ontology.ontology)
+app.command("ingestion")(ingestion.ingestion)
+app.command("latency")(ingestion.latency)
 app.command("simulate")(simulate.simulate)
 app.command("study")(study.study)
 app.command("demo")(study.demo)
