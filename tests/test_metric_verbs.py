@@ -105,3 +105,23 @@ def test_ingestion_and_latency_verbs(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["percentiles"][0]["p50"] == pytest.approx(15.5)
     assert out["scores"]["gen ms"]["clusters"] == 3
+
+
+def test_duplicate_ids_and_wrong_types_are_rejected(tmp_path, capsys):
+    tax = tmp_path / "tax.csv"
+    tax.write_text("parent,child\nV,Car\nCar,Sedan\nV,Boat\n")
+    dup = _write(
+        tmp_path / "d.jsonl",
+        [
+            {"id": 1, "gold": "Sedan", "predicted": "Sedan"},
+            {"id": 1, "gold": "Sedan", "predicted": "Boat"},
+        ],
+    )
+    assert main(["ontology", str(dup), "--taxonomy", str(tax)]) == 2
+    assert "duplicate id '1'" in capsys.readouterr().err
+    spans = _write(tmp_path / "s.jsonl", [{"trace_id": "t", "stage": "a", "duration_ms": True}])
+    assert main(["latency", str(spans)]) == 2
+    assert "boolean" in capsys.readouterr().err
+    bad = _write(tmp_path / "j.jsonl", [{"id": "a", "judgment": {"extracted": ["x"]}}])
+    assert main(["generation", str(bad)]) == 2
+    assert "extracted_claims" in capsys.readouterr().err

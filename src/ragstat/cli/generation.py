@@ -1,7 +1,8 @@
 """`ragstat generation FILE.jsonl`: answer-level generation metrics with clustered intervals.
 
-One JSON object per answer: ``id``, and any of ``judgment`` (extracted /
-supported / unsupported claims), ``answer`` + ``gold`` (short answers),
+One JSON object per answer: ``id``, and any of ``judgment`` (a FaithfulnessJudgment:
+``extracted_claims``, ``supported_claims``, ``unsupported_claims``, ``outcome`` =
+scored|no_claims, ``failure_mode``, ``rationale``), ``answer`` + ``gold`` (short answers),
 ``cited`` + ``supporting`` (+ ``context_ids``), ``answer`` + ``context``
 (unseen-entity flag), ``refused`` + ``should_abstain``; plus the field named
 by ``--cluster-by`` (e.g. the source document).
@@ -92,12 +93,7 @@ def generation(
 ) -> None:
     """Faithfulness, short-answer EM/F1, citation P/R, unseen-entity flags, refusals."""
     rows = items.read_jsonl(file)
-    missing = [i for i, r in enumerate(rows, 1) if "id" not in r]
-    if missing:
-        raise InputError(f"{file}: record(s) without an 'id' (first at record {missing[0]})")
-    ids = [str(r["id"]) for r in rows]
-    if len(set(ids)) != len(ids):
-        raise InputError(f"{file}: duplicate ids")
+    items.require_ids(rows, file)
     scores, notes = _scores(rows)
     result = items.score_intervals(scores, rows, cluster_by, level=level, seed=seed)
     result["notes"] = notes

@@ -32,11 +32,10 @@ def ingestion(
     as_json: o.Json = False,
 ) -> None:
     """CER and WER per document, extracted-length ratio per class, Unicode drift."""
-    from ragstat.metrics.ingestion import cer, unicode_drift, wer
+    from ragstat.metrics.ingestion import cer, length_ratio, unicode_drift, wer
 
     rows = items.read_jsonl(file)
-    if any("id" not in r for r in rows):
-        raise InputError(f"{file}: every record needs an 'id'")
+    items.require_ids(rows, file)
     pairs = [r for r in rows if "reference" in r and "extracted" in r]
     texts = [r for r in rows if "text" in r]
     if not pairs and not texts:
@@ -49,8 +48,13 @@ def ingestion(
         scores["cer"] = _series(c.rate, c.item_ids)
         scores["wer"] = _series(w.rate, w.item_ids)
         notes.append(f"corpus CER {c.corpus_rate:.4f}, WER {w.corpus_rate:.4f} (edits / length)")
-        ratio = np.array([len(r["extracted"]) / max(len(r["reference"]), 1) for r in pairs])
-        scores["length_ratio"] = ([str(r["id"]) for r in pairs], ratio)
+        classes = {str(r["id"]): str(r.get("class", "all")) for r in pairs}
+        lr = length_ratio(hyp, ref, classes)
+        scores["length_ratio"] = _series(lr.ratio, lr.item_ids)
+        notes.append(
+            "length ratio by class: "
+            + ", ".join(f"{k} mean {v['mean']:.3f} (n {v['n']})" for k, v in lr.by_class().items())
+        )
     if texts:
         d = unicode_drift({str(r["id"]): r["text"] for r in texts})
         scores["nfc_nfkc_differs"] = _series(d.nfkc_differs, d.item_ids)

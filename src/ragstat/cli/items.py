@@ -40,6 +40,20 @@ def read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
+def require_ids(rows: list[dict], path: Path) -> list[str]:
+    """Every record's ``id`` as text, each one unique (a duplicate would silently replace)."""
+    missing = [i for i, r in enumerate(rows, 1) if "id" not in r]
+    if missing:
+        raise InputError(f"{path}: record {missing[0]} has no 'id'")
+    ids = [str(r["id"]) for r in rows]
+    seen: set[str] = set()
+    for i, item in enumerate(ids, 1):
+        if item in seen:
+            raise InputError(f"{path}: duplicate id {item!r} (record {i})")
+        seen.add(item)
+    return ids
+
+
 def clusters_for(rows: list[dict], ids: list[str], cluster_by: str | None) -> tuple[list[str], str]:
     """The cluster of each item: a field of its record, or the item itself (independent)."""
     if cluster_by is None:

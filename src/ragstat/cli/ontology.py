@@ -50,6 +50,7 @@ def ontology(
     from ragstat.metrics.ontology import hierarchical_prf, hierarchy_confusion, wu_palmer
 
     rows = items.read_jsonl(file)
+    items.require_ids(rows, file)
     bad = [i for i, r in enumerate(rows, 1) if not {"id", "gold", "predicted"} <= set(r)]
     if bad:
         raise InputError(f"{file}: record {bad[0]} needs id, gold and predicted")

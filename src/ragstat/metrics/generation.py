@@ -93,7 +93,9 @@ def _judgment(value: object, item: str) -> FaithfulnessJudgment:
     try:
         return FaithfulnessJudgment.model_validate(dict(value))
     except ValidationError as exc:
-        msgs = "; ".join(e["msg"] for e in exc.errors())
+        msgs = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'judgment'}: {e['msg']}" for e in exc.errors()
+        )
         raise InputError(f"faithfulness, item {item!r}: invalid judgment: {msgs}") from None
 
 

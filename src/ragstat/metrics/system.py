@@ -92,6 +92,8 @@ def _duration(span: Mapping, i: int) -> float:
         d = span["end_ms"] - span["start_ms"]
     else:
         raise InputError(f"span #{i}: needs duration_ms or start_ms and end_ms")
+    if isinstance(d, bool):
+        raise InputError(f"span #{i}: duration is a boolean ({d!r}), not a number of ms")
     try:
         d = float(d)
     except (TypeError, ValueError) as exc:
