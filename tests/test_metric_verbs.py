@@ -125,3 +125,19 @@ def test_duplicate_ids_and_wrong_types_are_rejected(tmp_path, capsys):
     bad = _write(tmp_path / "j.jsonl", [{"id": "a", "judgment": {"extracted": ["x"]}}])
     assert main(["generation", str(bad)]) == 2
     assert "extracted_claims" in capsys.readouterr().err
+
+
+def test_latency_cluster_comes_from_any_span_and_conflicts_fail(tmp_path, capsys):
+    spans = [
+        {"trace_id": "t1", "stage": "a", "duration_ms": 1.0},
+        {"trace_id": "t1", "stage": "b", "duration_ms": 2.0, "tenant": "x"},
+        {"trace_id": "t2", "stage": "a", "duration_ms": 3.0, "tenant": "y"},
+        {"trace_id": "t3", "stage": "a", "duration_ms": 4.0, "tenant": "y"},
+    ]
+    path = _write(tmp_path / "s.jsonl", spans)
+    assert main(["latency", str(path), "--cluster-by", "tenant", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"]["a ms"]["clusters"] == 2
+    spans.append({"trace_id": "t1", "stage": "c", "duration_ms": 1.0, "tenant": "z"})
+    path = _write(tmp_path / "s2.jsonl", spans)
+    assert main(["latency", str(path), "--cluster-by", "tenant"]) == 2
+    assert "disagree" in capsys.readouterr().err

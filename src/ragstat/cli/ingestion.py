@@ -68,6 +68,23 @@ def ingestion(
     items.emit(result, as_json, f"ingestion metrics: {file}")
 
 
+def _traces(spans: list[dict], cluster_by: str | None) -> dict[str, dict]:
+    """One record per trace; its cluster is the value its spans agree on (conflicts: error)."""
+    out: dict[str, dict] = {}
+    for s in spans:
+        tid = str(s.get("trace_id"))
+        row = out.setdefault(tid, {"id": tid})
+        if cluster_by is not None and s.get(cluster_by) is not None:
+            value = s[cluster_by]
+            if row.get(cluster_by, value) != value:
+                raise InputError(
+                    f"trace {tid!r}: spans disagree on {cluster_by!r} "
+                    f"({row[cluster_by]!r} vs {value!r})"
+                )
+            row[cluster_by] = value
+    return out
+
+
 def latency(
     file: Annotated[Path, typer.Argument(help="JSONL spans: trace_id, stage, duration_ms")],
     cluster_by: Annotated[str | None, typer.Option(help="Span field with the cluster")] = None,
@@ -80,9 +97,7 @@ def latency(
 
     spans = read_spans(file)
     table = latency_percentiles(spans)
-    trace_rows = {}
-    for s in spans:
-        trace_rows.setdefault(str(s.get("trace_id")), {"id": str(s.get("trace_id")), **s})
+    trace_rows = _traces(spans, cluster_by)
     rows = list(trace_rows.values())
     scores = {}
     for stage in table.stages:

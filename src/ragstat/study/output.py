@@ -55,7 +55,9 @@ def _versions() -> dict[str, str]:
 def _counts(study: Study) -> dict:
     docs = study.documents
     loaded = docs[docs["doc_id"].notna()]
-    reasons = docs.loc[~docs["eligible"], "reason"].value_counts().to_dict()
+    # loaded documents by reason (single chunk, empty text); unreadable files are counted apart
+    # (their detailed reasons are in documents.parquet)
+    reasons = loaded.loc[~loaded["eligible"], "reason"].value_counts().to_dict()
     first = study.records[study.records["retriever"] == study.config.retrievers[0]]
     return {
         "documents": len(loaded),
