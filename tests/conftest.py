@@ -23,3 +23,11 @@ def unequal_design(rng: np.random.Generator, K: int, binary: bool = True, max_n:
     y = (rng.random(n.sum()) < p).astype(float) if binary else rng.random(n.sum()) * p
     pos = np.concatenate([np.arange(k) for k in n])
     return doc, y, pos
+
+
+@pytest.fixture(autouse=True)
+def _isolated_registry(tmp_path_factory, monkeypatch):
+    """Every test records its runs in a registry of its own, never in the working folder."""
+    path = tmp_path_factory.mktemp("registry") / "registry.sqlite"
+    monkeypatch.setenv("RAGSTAT_REGISTRY", str(path))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
