@@ -1,0 +1,171 @@
+"""`ragstat runs`: list, show and diff the runs recorded in the registry."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragstat.registry import Manifest, Registry, RegistryError, default_registry_path, diff_runs
+from ragstat.registry.diff import flatten
+from ragstat.registry.store import REGISTRY_ENV, default_registry_timeout
+
+__all__ = ["diff", "list_runs", "runs_app", "show"]
+
+runs_app = typer.Typer(
+    name="runs",
+    help="Recorded runs: list them, show one manifest, diff two runs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+RegistryPath = Annotated[
+    Path | None,
+    typer.Option(
+        "--registry",
+        help=f"Registry file (default: ${REGISTRY_ENV}, else .ragstat/registry.sqlite)",
+    ),
+]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON")]
+RunId = Annotated[str, typer.Argument(help="Run id or a unique prefix of one")]
+
+
+def _registry(path: Path | None) -> Registry:
+    if path is None:
+        path = default_registry_path()
+        if path is None:
+            raise RegistryError(
+                f"run recording is off ({REGISTRY_ENV}=off); pass --registry PATH to read one"
+            )
+    return Registry(path, timeout=default_registry_timeout())
+
+
+def _time(started_at: str) -> str:
+    """``started_at`` as ``YYYY-MM-DD HH:MM:SS`` UTC (as given when it does not parse)."""
+    try:
+        t = datetime.fromisoformat(started_at)
+    except ValueError:
+        return started_at
+    if t.tzinfo is not None:
+        t = t.astimezone(timezone.utc)
+    return f"{t:%Y-%m-%d %H:%M:%S}"
+
+
+def source_fingerprint(m: Manifest) -> str:
+    """12 hex digits naming the data: the corpus fingerprint, else the input hash(es)."""
+    if m.corpus_fingerprint:
+        return m.corpus_fingerprint[:12]
+    hashes = sorted(m.inputs.values())
+    if not hashes:
+        return "—"
+    if len(hashes) == 1:
+        return hashes[0][:12]
+    return hashlib.sha256("\n".join(hashes).encode()).hexdigest()[:12]
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def _value(value: object) -> str:
+    if value is None:
+        return "—"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+@runs_app.command("list")
+def list_runs(
+    limit: Annotated[
+        int, typer.Option("--limit", min=0, help="Show the newest N runs (0: all)")
+    ] = 20,
+    as_json: Json = False,
+    registry: RegistryPath = None,
+) -> None:
+    """The recorded runs, newest first."""
+    reg = _registry(registry)
+    runs = reg.list(limit or None)
+    if as_json:
+        typer.echo(json.dumps([m.to_dict() for m in runs], indent=2, ensure_ascii=False))
+        return
+    if not runs:
+        typer.echo(f"no runs recorded in {reg.path}")
+        return
+    rows = [["id", "time (UTC)", "command", "data", "seed", "wall", "status"]]
+    for m in runs:
+        seed = "—" if m.seed is None else str(m.seed)
+        rows.append(
+            [
+                m.run_id,
+                _time(m.started_at),
+                m.command,
+                source_fingerprint(m),
+                seed,
+                f"{m.wall_s:.1f}s",
+                m.status,
+            ]
+        )
+    for line in _table(rows):
+        typer.echo(line)
+
+
+def _section(title: str, items: dict) -> list[str]:
+    if not items:
+        return [f"{title}: —"]
+    return [f"{title}:", *(f"  {k}: {_value(v)}" for k, v in items.items())]
+
+
+def manifest_lines(m: Manifest) -> list[str]:
+    """A manifest as readable text."""
+    head = {
+        "run": m.run_id,
+        "command": m.command,
+        "argv": shlex.join(m.argv) if m.argv else "—",
+        "started": f"{_time(m.started_at)} UTC",
+        "wall": f"{m.wall_s:.3f} s",
+        "status": m.status,
+        "seed": "—" if m.seed is None else str(m.seed),
+        "corpus": m.corpus_fingerprint or "—",
+    }
+    width = max(len(k) for k in head)
+    lines = [f"{k.ljust(width)}  {v}" for k, v in head.items()]
+    lines += _section("inputs", m.inputs)
+    lines += ["outputs:" if m.outputs else "outputs: —", *(f"  {p}" for p in m.outputs)]
+    lines += _section("config", flatten(m.config))
+    lines += _section("results", flatten(m.results))
+    lines += _section("versions", m.versions)
+    return lines
+
+
+@runs_app.command("show")
+def show(run_id: RunId, as_json: Json = False, registry: RegistryPath = None) -> None:
+    """One run's manifest: command, config, data, outputs, results, versions."""
+    m = _registry(registry).get(run_id)
+    if as_json:
+        typer.echo(json.dumps(m.to_dict(), indent=2, ensure_ascii=False))
+        return
+    for line in manifest_lines(m):
+        typer.echo(line)
+
+
+@runs_app.command("diff")
+def diff(
+    run_a: Annotated[str, typer.Argument(help="First run (id or unique prefix)")],
+    run_b: Annotated[str, typer.Argument(help="Second run (id or unique prefix)")],
+    as_json: Json = False,
+    registry: RegistryPath = None,
+) -> None:
+    """What changed from run A to run B: config, data, results, versions."""
+    reg = _registry(registry)
+    d = diff_runs(reg.get(run_a), reg.get(run_b))
+    if as_json:
+        typer.echo(json.dumps(d.to_dict(), indent=2, ensure_ascii=False))
+        return
+    for line in d.lines():
+        typer.echo(line)

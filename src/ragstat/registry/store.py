@@ -1,0 +1,318 @@
+"""The run registry: one row per run in an embedded SQLite database (WAL journal).
+
+Every operation opens its own connection and holds a write lock only for one short
+``BEGIN IMMEDIATE … COMMIT`` transaction, so concurrent runs queue (up to ``timeout``
+seconds) instead of corrupting the file, and a registry deleted between or during
+runs is recreated on the next record. Every SQLite failure becomes a
+:class:`RegistryError` naming the file; a file that is not a registry is never
+overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager, suppress
+from pathlib import Path
+
+from ragstat.errors import InputError, RagstatError
+from ragstat.registry.manifest import Manifest
+
+__all__ = [
+    "APPLICATION_ID",
+    "DEFAULT_TIMEOUT",
+    "REGISTRY_ENV",
+    "SCHEMA_VERSION",
+    "TIMEOUT_ENV",
+    "Registry",
+    "RegistryError",
+    "default_registry_path",
+    "default_registry_timeout",
+    "record_run",
+]
+
+REGISTRY_ENV = "RAGSTAT_REGISTRY"
+TIMEOUT_ENV = "RAGSTAT_REGISTRY_TIMEOUT"
+DEFAULT_TIMEOUT = 5.0
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x52475354  # "RGST": marks the file as a ragstat registry
+_HEADER = b"SQLite format 3\x00"
+_JSON = ("argv", "config", "inputs", "outputs", "results", "versions")
+_PLAIN = ("run_id", "command", "started_at", "wall_s", "status", "seed", "corpus_fingerprint")
+_COLUMNS = _PLAIN + _JSON
+_SCHEMA = (
+    """CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL,
+        wall_s REAL NOT NULL, status TEXT NOT NULL, seed INTEGER, corpus_fingerprint TEXT,
+        argv TEXT NOT NULL, config TEXT NOT NULL, inputs TEXT NOT NULL, outputs TEXT NOT NULL,
+        results TEXT NOT NULL, versions TEXT NOT NULL
+    )""",
+    "CREATE INDEX runs_by_time ON runs (started_at)",
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    f"PRAGMA user_version = {SCHEMA_VERSION}",
+)
+_UPSERT = (
+    f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)}) "
+    f"ON CONFLICT (run_id) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
+)
+_NOT_RECORDED = "; the run's outputs are intact; not recorded"
+_FIX = f"move it away or point --registry / {REGISTRY_ENV} to another file"
+
+
+class RegistryError(RagstatError):
+    """The run registry cannot be read or written (the message names the file and the fix)."""
+
+
+def default_registry_path() -> Path | None:
+    """``$RAGSTAT_REGISTRY`` (``off`` disables recording: None), else ``./.ragstat/registry.sqlite``."""
+    value = os.environ.get(REGISTRY_ENV, "").strip()
+    if value.lower() == "off":
+        return None
+    if value:
+        return Path(value).expanduser()
+    return Path.cwd() / ".ragstat" / "registry.sqlite"
+
+
+def default_registry_timeout() -> float:
+    """Seconds to wait for a locked registry: ``$RAGSTAT_REGISTRY_TIMEOUT``, else 5."""
+    value = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not value:
+        return DEFAULT_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise RegistryError(f"{TIMEOUT_ENV} must be a number of seconds ≥ 0, got {value!r}")
+    return seconds
+
+
+def record_run(
+    manifest: Manifest, path: str | Path | None = None, timeout: float | None = None
+) -> Path | None:
+    """Record ``manifest`` in the registry at ``path`` (default: :func:`default_registry_path`).
+
+    ``timeout`` defaults to :func:`default_registry_timeout`. Returns the registry
+    path written, or None when recording is off (``path`` or ``$RAGSTAT_REGISTRY`` is
+    ``off``).
+    """
+    if path is None:
+        path = default_registry_path()
+    elif str(path).strip().lower() == "off":
+        path = None
+    if path is None:
+        return None
+    if timeout is None:
+        timeout = default_registry_timeout()
+    registry = Registry(Path(path), timeout=timeout)
+    registry.record(manifest)
+    return registry.path
+
+
+def _manifest_row(m: Manifest) -> tuple:
+    data = m.to_dict()
+    plain = [data[c] for c in _PLAIN]
+    return (*plain, *(json.dumps(data[c], ensure_ascii=False) for c in _JSON))
+
+
+class Registry:
+    """Run manifests in the SQLite file ``path``; waits up to ``timeout`` s for a lock."""
+
+    def __init__(self, path: str | Path, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.path = Path(path).expanduser()
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise InputError(f"registry timeout must be a number of seconds, got {timeout!r}")
+        if not (math.isfinite(timeout) and timeout >= 0):
+            raise InputError(f"registry timeout must be finite and ≥ 0, got {timeout!r}")
+        self.timeout = float(timeout)
+
+    def __repr__(self) -> str:
+        return f"Registry({str(self.path)!r}, timeout={self.timeout:g})"
+
+    # -- public -----------------------------------------------------------------------------
+
+    def record(self, m: Manifest) -> None:
+        """Insert the run (or replace the row of the same ``run_id``) in one short transaction."""
+        if not isinstance(m, Manifest):
+            raise InputError(f"Registry.record takes a Manifest, got {type(m).__name__}")
+        row = _manifest_row(m)
+        self._prepare_folder()
+        with self._connect(write=True) as con:
+            self._run(con, "PRAGMA journal_mode = WAL", write=True)
+            self._run(con, "BEGIN IMMEDIATE", write=True)
+            try:
+                self._check_schema(con, create=True)
+                self._run(con, _UPSERT, row, write=True)
+                self._run(con, "COMMIT", write=True)
+            finally:
+                if con.in_transaction:
+                    with suppress(sqlite3.Error):
+                        con.rollback()
+
+    def list(self, limit: int | None = None) -> list[Manifest]:
+        """Recorded runs, newest first (at most ``limit``)."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            raise InputError(f"limit must be a whole number, got {limit!r}")
+        if limit is not None and limit < 0:
+            raise InputError(f"limit must be ≥ 0, got {limit}")
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM runs ORDER BY started_at DESC, run_id DESC"
+        params: tuple = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (limit,)
+        return [self._manifest(r) for r in self._read(sql, params)]
+
+    def get(self, id_or_prefix: str) -> Manifest:
+        """The run whose id is ``id_or_prefix`` or the only one starting with it."""
+        key = str(id_or_prefix).strip()
+        if not key:
+            raise RegistryError(
+                "give a run id (or a unique prefix of one); see `ragstat runs list`"
+            )
+        cols = ", ".join(_COLUMNS)
+        rows = self._read(f"SELECT {cols} FROM runs WHERE run_id = ?", (key,))
+        if not rows:
+            rows = self._read(
+                f"SELECT {cols} FROM runs WHERE substr(run_id, 1, ?) = ? ORDER BY run_id",
+                (len(key), key),
+            )
+        if not rows:
+            raise RegistryError(
+                f"no run {key!r} in registry {self.path}; `ragstat runs list` shows the ids"
+            )
+        if len(rows) > 1:
+            shown = ", ".join(r["run_id"] for r in rows[:10]) + (" …" if len(rows) > 10 else "")
+            raise RegistryError(
+                f"run id prefix {key!r} is ambiguous: it matches {len(rows)} runs ({shown}); "
+                "give more characters"
+            )
+        return self._manifest(rows[0])
+
+    def ids(self) -> list[str]:
+        """Every recorded run id, oldest first."""
+        return [r["run_id"] for r in self._read("SELECT run_id FROM runs ORDER BY run_id", ())]
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _prepare_folder(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RegistryError(
+                f"cannot create the folder of registry {self.path}: {exc.strerror or exc}"
+                f"{_NOT_RECORDED}"
+            ) from exc
+
+    def _check_file(self) -> bool:
+        """Whether the file exists; a folder or a non-SQLite file is an error (left untouched)."""
+        if self.path.is_dir():
+            raise RegistryError(
+                f"registry {self.path} is a folder; give a file path such as "
+                f"{self.path / 'registry.sqlite'}"
+            )
+        try:
+            with self.path.open("rb") as fh:
+                head = fh.read(len(_HEADER))
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise RegistryError(f"cannot read registry {self.path}: {exc.strerror or exc}") from exc
+        if head and head != _HEADER:
+            raise RegistryError(
+                f"{self.path} is not a ragstat registry (not a SQLite database); "
+                f"it was left untouched: {_FIX}"
+            )
+        return True
+
+    @contextmanager
+    def _connect(self, write: bool) -> Iterator[sqlite3.Connection]:
+        exists = self._check_file()
+        mode = "rwc" if write else "rw"
+        uri = f"{self.path.absolute().as_uri()}?mode={mode}"
+        if not write and not exists:
+            raise FileNotFoundError(self.path)
+        try:
+            con = sqlite3.connect(uri, uri=True, timeout=self.timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise self._error(exc, write) from exc
+        with closing(con):
+            con.row_factory = sqlite3.Row
+            yield con
+
+    def _run(self, con: sqlite3.Connection, sql: str, params: tuple = (), write: bool = False):
+        try:
+            return con.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise self._error(exc, write) from exc
+
+    def _read(self, sql: str, params: tuple) -> list[sqlite3.Row]:
+        try:
+            with self._connect(write=False) as con:
+                if not self._check_schema(con, create=False):
+                    return []
+                return self._run(con, sql, params)
+        except FileNotFoundError:
+            return []
+
+    def _check_schema(self, con: sqlite3.Connection, create: bool) -> bool:
+        """Whether the registry's tables exist (created when ``create``); errors for foreign files."""
+        version = self._run(con, "PRAGMA user_version", write=create)[0][0]
+        if version > SCHEMA_VERSION:
+            raise RegistryError(
+                f"registry {self.path} was written by a newer ragstat (schema {version}; this one "
+                f"reads up to {SCHEMA_VERSION}): upgrade ragstat, or {_FIX}"
+            )
+        if version == 0:
+            if self._run(con, "SELECT count(*) FROM sqlite_master", write=create)[0][0]:
+                raise RegistryError(
+                    f"{self.path} is a SQLite database but not a ragstat registry; "
+                    f"it was left untouched: {_FIX}"
+                )
+            if not create:
+                return False
+            for sql in _SCHEMA:
+                self._run(con, sql, write=True)
+            return True
+        if self._run(con, "PRAGMA application_id", write=create)[0][0] != APPLICATION_ID:
+            raise RegistryError(
+                f"{self.path} is a SQLite database but not a ragstat registry; "
+                f"it was left untouched: {_FIX}"
+            )
+        return True
+
+    def _manifest(self, row: sqlite3.Row) -> Manifest:
+        try:
+            data = {c: row[c] for c in _PLAIN}
+            data.update({c: json.loads(row[c]) for c in _JSON})
+            return Manifest.from_dict(data)
+        except (ValueError, TypeError, RagstatError) as exc:
+            raise RegistryError(
+                f"registry {self.path}: run {row['run_id']!r} is unreadable ({exc})"
+            ) from exc
+
+    def _error(self, exc: sqlite3.Error, write: bool) -> RegistryError:
+        """A one-line error naming the file, for any SQLite failure."""
+        code = getattr(exc, "sqlite_errorname", "") or ""
+        text = str(exc)
+        tail = _NOT_RECORDED if write else ""
+        if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+            return RegistryError(
+                f"registry {self.path} is locked by another process (waited {self.timeout:g} s)"
+                f"{tail}"
+            )
+        if code.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "not a database" in text:
+            return RegistryError(
+                f"registry {self.path} is damaged or not a SQLite database ({text}); "
+                f"it was left untouched: {_FIX}"
+            )
+        if code.startswith("SQLITE_IOERR"):
+            return RegistryError(
+                f"registry {self.path}: {text} ({code}); was it deleted or moved while another "
+                f"process had it open? Retry when that process ends{tail}"
+            )
+        return RegistryError(
+            f"registry {self.path}: {text}; check that the file and its folder are writable{tail}"
+        )
