@@ -15,9 +15,11 @@ from ragstat.cli import (
     interval,
     ontology,
     plan,
+    report,
     simulate,
     study,
 )
+from ragstat.cli.runs import runs_app
 from ragstat.errors import RagstatError
 
 __all__ = ["app", "main"]
@@ -40,6 +42,8 @@ app.command("latency")(ingestion.latency)
 app.command("simulate")(simulate.simulate)
 app.command("study")(study.study)
 app.command("demo")(study.demo)
+app.command("report")(report.report)
+app.add_typer(runs_app, name="runs")
 
 
 def main(argv: list[str] | None = None) -> int:

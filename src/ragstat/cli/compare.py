@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
+from ragstat.cli.runlog import headline, out_dir, recorded, write_json
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
 from ragstat.inference.paired import compare as compare_systems
@@ -42,6 +43,7 @@ def compare(
     design: o.Design = "srs",
     strata: o.Strata = None,
     population_file: o.PopulationFile = None,
+    out: o.OutDir = None,
     as_json: o.Json = False,
 ) -> None:
     """Intervals for the difference A − B, clustered by document, and a sign-flip test."""
@@ -49,38 +51,55 @@ def compare(
     estimands = o.split(estimand, ("micro", "macro"), "estimand")
     _check(on_missing, permutation_reps)
     pair = o.parse_systems(systems)
+    settings = dict(
+        a=str(a), b=None if b is None else str(b), systems=systems, cluster=cluster, score=score,
+        query_id=query_id, on_missing=on_missing, level=level, population=population,
+        methods=methods, estimand=estimand, bootstrap_reps=bootstrap_reps,
+        permutation_reps=permutation_reps, seed=seed, design=design, strata=strata,
+        population_file=None if population_file is None else str(population_file),
+    )  # fmt: skip
+    inputs = [p for p in (a, b, population_file) if p is not None]
+    with recorded("compare", settings, inputs=inputs, out=out and out_dir(out)) as log:
 
-    def load(with_rows: bool):
-        return pair_files(
-            a,
-            b,
-            systems=pair,
-            cluster=cluster,
-            score=score,
-            query_id=query_id,
-            stratum=o.strata_column(strata),
-            on_missing=on_missing,
-            with_rows=with_rows,
+        def load(with_rows: bool):
+            return pair_files(
+                a,
+                b,
+                systems=pair,
+                cluster=cluster,
+                score=score,
+                query_id=query_id,
+                stratum=o.strata_column(strata),
+                on_missing=on_missing,
+                with_rows=with_rows,
+            )
+
+        table = load(False)
+        stats, counts = o.apply_design(
+            table.stats, design, strata, population_file, population=population, methods=methods
         )
+        srs = o.srs_options(
+            design, wanted, population, bootstrap_reps, stats, lambda: load(True).query_scores
+        )
+        result = compare_systems(
+            stats,
+            pairing=table.pairing,
+            design=design,
+            population_counts=counts,
+            level=level,
+            estimands=estimands,
+            permutation_reps=permutation_reps,
+            seed=seed,
+            **srs,
+        )
+        log.config["seed"] = result.report.seed
+        log.results = headline(result.to_dict())
+        if out is not None:
+            from ragstat.report import report_from_comparison
 
-    table = load(False)
-    stats, counts = o.apply_design(
-        table.stats, design, strata, population_file, population=population, methods=methods
-    )
-    srs = o.srs_options(
-        design, wanted, population, bootstrap_reps, stats, lambda: load(True).query_scores
-    )
-    result = compare_systems(
-        stats,
-        pairing=table.pairing,
-        design=design,
-        population_counts=counts,
-        level=level,
-        estimands=estimands,
-        permutation_reps=permutation_reps,
-        seed=seed,
-        **srs,
-    )
+            source = f"{a}" + (f" vs {b}" if b else "")
+            log.wrote(write_json(out / "result.json", result.to_dict()))
+            log.write_report(report_from_comparison(result, stats, source=source))
     o.emit(result, as_json, lambda: _render(result, f"{a}" + (f" vs {b}" if b else "")))
 
 

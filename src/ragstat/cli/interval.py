@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
+from ragstat.cli.runlog import headline, out_dir, recorded, write_json
 from ragstat.inference import METHODS
 from ragstat.inference.design_analysis import analyze_design
 from ragstat.records import aggregate_file, load_query_scores
@@ -28,27 +29,55 @@ def interval(
     strata: o.Strata = None,
     population_file: o.PopulationFile = None,
     system: Annotated[str | None, typer.Option(help="Keep rows of this system only")] = None,
+    out: o.OutDir = None,
     as_json: o.Json = False,
 ) -> None:
     """Intervals for the micro and macro means, clustered by document."""
     wanted = o.split(methods, METHODS, "methods")
     estimands = o.split(estimand, ("micro", "macro"), "estimand")
+    settings = dict(
+        file=str(file), cluster=cluster, score=score, level=level, population=population,
+        methods=methods, estimand=estimand, bootstrap_reps=bootstrap_reps, seed=seed,
+        position=position, design=design, strata=strata, system=system,
+        population_file=None if population_file is None else str(population_file),
+    )  # fmt: skip
+    inputs = [file] + ([population_file] if population_file else [])
+    with recorded("interval", settings, inputs=inputs, out=out and out_dir(out)) as log:
+        report, stats, rows = _analyze(file, settings, wanted, estimands)
+        log.config["seed"] = report.seed
+        log.results = headline(report.to_dict())
+        if out is not None:
+            from ragstat.report import report_from_interval
+
+            log.wrote(write_json(out / "result.json", report.to_dict()))
+            log.write_report(
+                report_from_interval(
+                    report, stats, source=str(file), design=design, query_scores=rows
+                )
+            )
+    o.emit(report, as_json, lambda: _render(report, file))
+
+
+def _analyze(file: Path, a: dict, wanted, estimands):
+    cluster, score, system, design = a["cluster"], a["score"], a["system"], a["design"]
+    strata, population = a["strata"], a["population"]
+    population_file = a["population_file"] and Path(a["population_file"])
     stats = aggregate_file(
         file,
         cluster=cluster,
         score=score,
         stratum=o.strata_column(strata),
-        position=position,
+        position=a["position"],
         system=system,
     )
     stats, counts = o.apply_design(
-        stats, design, strata, population_file, population=population, methods=methods
+        stats, design, strata, population_file, population=population, methods=a["methods"]
     )
     srs = o.srs_options(
         design,
         wanted,
         population,
-        bootstrap_reps,
+        a["bootstrap_reps"],
         stats,
         lambda: load_query_scores(file, stats, cluster=cluster, score=score, system=system),
     )
@@ -56,12 +85,12 @@ def interval(
         stats,
         design=design,
         population_counts=counts,
-        level=level,
+        level=a["level"],
         estimands=estimands,
-        seed=seed,
+        seed=a["seed"],
         **srs,
     )
-    o.emit(report, as_json, lambda: _render(report, file))
+    return report, stats, srs.get("query_scores")
 
 
 def _render(report, file: Path) -> None:

@@ -43,6 +43,10 @@ PopulationFile = Annotated[
     typer.Option(help="Population documents per stratum/type (columns stratum|type, M)"),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
+OutDir = Annotated[
+    Path | None,
+    typer.Option("--out", help="Folder for result.json, report.{json,md,html} and manifest.json"),
+]
 
 DEFAULTS = {"reps": DEFAULT_REPS}
 

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
+from ragstat.cli.runlog import out_dir, recorded, write_json
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
 
@@ -58,11 +59,10 @@ def simulate(
     from_study: Annotated[
         list[Path] | None, typer.Option(help="Study folder(s), e.g. at several chunk sizes")
     ] = None,
+    out_folder: o.OutDir = None,
     as_json: o.Json = False,
 ) -> None:
     """Draw many samples from a census and count how often each interval covers the truth."""
-    from ragstat.simulation import load_census, simulate_coverage, study_census
-
     ks = _ints(k, "k")
     wanted = o.split(methods, METHODS, "methods")
     estimands = o.split(estimand, ("micro", "macro"), "estimand")
@@ -81,25 +81,61 @@ def simulate(
     )
     if (census is None) == (not from_study):
         raise InputError("give a CENSUS file or one or more --from-study folders")
-    with _progress(not as_json and sys.stderr.isatty()) as tick:
-        opts["progress"] = tick
-        if census is not None:
-            pop = load_census(census, cluster=cluster, score=score, stratum=strata, system=system)
-            out = simulate_coverage(pop, ks, **opts).to_dict()
-        else:
-            out = {"studies": []}
-            for folder in from_study:
-                name = score if score != "hit" else "hit1"
-                pop, info = study_census(folder, score=name, system=system)
-                rep = simulate_coverage(pop, ks, **opts).to_dict()
-                info["expected_chunks_per_sample"] = {str(x): x * float(pop.n.mean()) for x in ks}
-                out["studies"].append({**info, **rep})
+    settings = {
+        "census": None if census is None else str(census),
+        "from_study": [str(f) for f in from_study or []],
+        "k": ks,
+        **{key: v for key, v in opts.items() if key != "workers"},
+        "cluster": cluster,
+        "score": score,
+        "strata": strata,
+        "system": system,
+    }
+    inputs = [census] if census is not None else [Path(f) / "records.parquet" for f in from_study]
+    folder_out = out_folder and out_dir(out_folder)
+    with recorded("simulate", settings, inputs=inputs, out=folder_out) as log:
+        with _progress(not as_json and sys.stderr.isatty()) as tick:
+            opts["progress"] = tick
+            out = _simulate(census, from_study, ks, opts, cluster, score, strata, system)
+        log.results = _headline(out)
+        if folder_out is not None:
+            from ragstat.report import report_from_simulation
+
+            source = str(census) if census is not None else ", ".join(map(str, from_study))
+            log.wrote(write_json(folder_out / "result.json", out))
+            log.write_report(report_from_simulation(out, source=source))
     if as_json:
         typer.echo(json.dumps(out, ensure_ascii=False))
     else:
         from ragstat.cli.render_sim import print_coverage
 
         print_coverage(out)
+
+
+def _simulate(census, from_study, ks, opts, cluster, score, strata, system) -> dict:
+    from ragstat.simulation import load_census, simulate_coverage, study_census
+
+    if census is not None:
+        pop = load_census(census, cluster=cluster, score=score, stratum=strata, system=system)
+        return simulate_coverage(pop, ks, **opts).to_dict()
+    out: dict = {"studies": []}
+    for folder in from_study:
+        name = score if score != "hit" else "hit1"
+        pop, info = study_census(folder, score=name, system=system)
+        rep = simulate_coverage(pop, ks, **opts).to_dict()
+        info["expected_chunks_per_sample"] = {str(x): x * float(pop.n.mean()) for x in ks}
+        out["studies"].append({**info, **rep})
+    return out
+
+
+def _headline(out: dict) -> dict:
+    """Coverage per K, estimand and method: what a registry diff compares."""
+    reports = out.get("studies", [out])
+    heads = {}
+    for i, rep in enumerate(reports):
+        cov = {f"K{r['k']}.{r['estimand']}.{r['method']}": r["coverage"] for r in rep["results"]}
+        heads[f"study{i}" if "studies" in out else "coverage"] = cov
+    return heads
 
 
 @contextmanager

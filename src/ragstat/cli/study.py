@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,8 +12,8 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
+from ragstat.cli.runlog import headline, out_dir, recorded
 from ragstat.corpus.loaders import load_corpus
-from ragstat.errors import InputError
 
 Retrievers = Annotated[str, typer.Option(help="Comma-separated: bm25, tfidf, dense, rrf")]
 ChunkWords = Annotated[int, typer.Option(help="Words per chunk")]
@@ -46,17 +45,6 @@ def _none(value: str) -> str | None:
     return None if value == "none" else value
 
 
-def _out_dir(out: Path) -> Path:
-    """Create the output folder up front, so a bad --out fails before any work."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out {out}: cannot create the folder ({exc.strerror})") from None
-    if not os.access(out, os.W_OK):
-        raise InputError(f"--out {out}: the folder is not writable")
-    return out
-
-
 def _run(
     corpus_name: str,
     config: dict,
@@ -65,17 +53,29 @@ def _run(
     quiet: bool,
     as_json: bool,
     strata: str | None = None,
+    command: str = "study",
 ) -> None:
+    from ragstat.report import report_from_study
     from ragstat.study import StudyConfig, run_study, write_study
 
     config = StudyConfig(**config)
-    out = _out_dir(out)
+    out = out_dir(out)
     show = not quiet and not as_json and sys.stderr.isatty()
-    corpus = load_corpus(corpus_name)
-    with _progress(show) as say:
-        study = run_study(corpus, config, progress=say)
-        say("clustered intervals and the paired comparison")
-        summary = write_study(study, out, seed=seed, strata=strata)
+    settings = {"corpus": corpus_name, **config.to_dict(), "seed": seed, "strata": strata}
+    inputs = [Path(corpus_name)] if corpus_name != "demo" else []
+    with recorded(command, settings, inputs=inputs, out=out) as log:
+        corpus = load_corpus(corpus_name)
+        log.corpus_fingerprint = corpus.fingerprint
+        with _progress(show) as say:
+            study = run_study(corpus, config, progress=say)
+            say("clustered intervals and the paired comparison")
+            summary = write_study(study, out, seed=seed, strata=strata)
+            log.wrote(*(out / f for f in (*summary["files"].values(), "summary.json")))
+            say("report")
+            log.write_report(report_from_study(out))
+        log.results = {
+            name: {"hit1": headline(r["hit1"])} for name, r in summary["retrievers"].items()
+        }
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False, default=str))
         return
@@ -134,4 +134,5 @@ def demo(
         seed,
         quiet,
         as_json,
+        command="demo",
     )

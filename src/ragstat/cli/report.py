@@ -1,0 +1,24 @@
+"""`ragstat report RUN_DIR`: re-render report.md and report.html of a run's output folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def report(
+    run_dir: Annotated[
+        Path, typer.Argument(help="Output folder of a run (with report.json or a study's files)")
+    ],
+    title: Annotated[str | None, typer.Option(help="Replace the report's title")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="Print nothing")] = False,
+) -> None:
+    """Re-render the report (Markdown and self-contained HTML) of a run folder."""
+    from ragstat.report import render_folder
+
+    paths = render_folder(run_dir, title=title)
+    if not quiet:
+        for path in paths.values():
+            typer.echo(str(path))

@@ -1,0 +1,53 @@
+"""Self-contained HTML page of a `Report`: one file, inline CSS and SVG, no scripts, no network.
+
+The jinja2 environment autoescapes everything; only the SVG that
+:mod:`ragstat.report.figures` generated is inserted unescaped (matplotlib
+escapes the text inside it). A Content-Security-Policy meta tag forbids any
+script or external load even if something slipped through.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from ragstat.report.fmt import ESTIMAND_LABELS
+from ragstat.report.markdown import header_facts
+from ragstat.report.model import Report
+from ragstat.report.views import summary_table, tables
+
+__all__ = ["render_html"]
+
+
+@cache
+def _environment():
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("ragstat.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render_html(report: Report) -> str:
+    """The report page; the same `Report` always gives the same bytes."""
+    from markupsafe import Markup
+
+    from ragstat.report.figures import svg_figures
+
+    figures = [
+        {"spec": spec, "svg": None if svg is None else Markup(svg)}  # our own matplotlib SVG
+        for spec, svg in svg_figures(report)
+    ]
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        report=report,
+        facts=header_facts(report),
+        estimands=[ESTIMAND_LABELS.get(e, e) for e in report.estimands],
+        summary=summary_table(report),
+        figures=figures,
+        tables=tables(report),
+    )

@@ -1,0 +1,76 @@
+"""Markdown rendering of a `Report` (figures are drawn in the HTML page; here they are listed)."""
+
+from __future__ import annotations
+
+import html
+
+from ragstat.report.fmt import ESTIMAND_LABELS
+from ragstat.report.model import Report
+from ragstat.report.views import Table, summary_table, tables
+
+__all__ = ["escape", "header_facts", "render_markdown"]
+
+
+def escape(text: object) -> str:
+    """Text safe in a Markdown paragraph or table cell: no raw HTML, no column breaks."""
+    s = html.escape(str(text), quote=False)
+    s = s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    return " ".join(s.splitlines())
+
+
+def header_facts(report: Report) -> list[tuple[str, str]]:
+    """(label, value) lines under the title, shared with the HTML page."""
+    facts = [
+        ("kind", report.kind),
+        ("source", report.source),
+        ("created", report.created),
+        ("score", report.score),
+        ("design", report.design),
+        ("level", f"{100 * report.level:g} %"),
+    ]
+    if report.population is not None:
+        facts.append(("population M", f"{report.population:,} documents"))
+    if report.seed is not None:
+        facts.append(("seed", str(report.seed)))
+    if report.bootstrap_reps:
+        facts.append(("bootstrap replicates", f"{report.bootstrap_reps:,}"))
+    facts.append(("generator", f"{report.generator} (report schema {report.schema_version})"))
+    return facts
+
+
+def _table(t: Table) -> list[str]:
+    lines = [f"## {escape(t.title)}", ""]
+    if t.rows:
+        lines.append("| " + " | ".join(escape(h) for h in t.header) + " |")
+        lines.append("|" + "---|" * len(t.header))
+        lines += ["| " + " | ".join(escape(c) for c in row) + " |" for row in t.rows]
+        lines.append("")
+    if t.note:
+        lines += [f"_{escape(t.note)}_", ""]
+    return lines
+
+
+def render_markdown(report: Report) -> str:
+    """The whole report as GitHub-flavoured Markdown."""
+    from ragstat.report.figures import figure_specs
+
+    lines = [f"# {escape(report.title)}", ""]
+    lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
+    lines += ["", "Declared estimand(s):", ""]
+    lines += [f"- {escape(ESTIMAND_LABELS.get(e, e))}" for e in report.estimands]
+    lines.append("")
+    lines += _table(summary_table(report))
+    lines += ["## What to report (seed 000)", ""]
+    for i, item in enumerate(report.checklist, 1):
+        lines.append(f"{i}. **{escape(item.label)}**: {escape(item.text)}")
+    lines += ["", "## Figures (drawn in report.html)", ""]
+    for spec in figure_specs(report):
+        text = spec.caption if spec.available else f"not available — {spec.note}"
+        lines.append(f"- **{spec.key} {escape(spec.title)}**: {escape(text)}")
+    lines.append("")
+    for t in tables(report):
+        lines += _table(t)
+    for title, items in (("Warnings", report.warnings), ("Notes", report.notes)):
+        if items:
+            lines += [f"## {title}", ""] + [f"- {escape(w)}" for w in items] + [""]
+    return "\n".join(lines).rstrip() + "\n"

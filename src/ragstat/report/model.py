@@ -1,0 +1,324 @@
+"""The `Report`: everything a study, interval, comparison or simulation report shows.
+
+A `Report` holds data, never markup: the renderers (Markdown, HTML, figures)
+draw it. It is assembled by the builders in :mod:`ragstat.report.build` and
+:mod:`ragstat.report.study`, serialised with a ``schema_version`` and round-trips
+exactly through JSON (``Report.from_dict(report.to_dict()) == report``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ragstat.errors import InputError
+from ragstat.report.codec import from_dict, to_dict
+
+__all__ = [
+    "KINDS",
+    "SCHEMA_VERSION",
+    "Autocorrelation",
+    "ChecklistItem",
+    "CoverageRow",
+    "DocSummary",
+    "EstimandBlock",
+    "ExcludedDoc",
+    "IntervalRow",
+    "PairedInfo",
+    "RateHistogram",
+    "Recommendation",
+    "Report",
+    "SimulationInfo",
+    "StratumRow",
+    "TwoStage",
+    "TypeRates",
+]
+
+#: Version of the report JSON layout; bumped on any incompatible change.
+SCHEMA_VERSION = 1
+KINDS = ("study", "interval", "comparison", "simulation")
+#: The naive interval shown beside the honest one.
+NAIVE_METHOD = "wald_iid"
+
+
+@dataclass(frozen=True)
+class IntervalRow:
+    """One interval (one method, one estimand) as reported."""
+
+    method: str
+    estimand: str
+    estimate: float
+    lower: float | None
+    upper: float | None
+    level: float
+    df: float | None = None
+    se: float | None = None
+    naive: bool = False
+    available: bool = True
+    reason: str | None = None
+    replicates: int | None = None
+    discarded: int | None = None
+
+    @property
+    def width(self) -> float | None:
+        if self.lower is None or self.upper is None:
+            return None
+        return self.upper - self.lower
+
+
+@dataclass(frozen=True)
+class EstimandBlock:
+    """Every interval for one estimand of one subject (a retriever, a score, a difference)."""
+
+    subject: str
+    estimand: str
+    estimate: float
+    recommended: str | None
+    intervals: tuple[IntervalRow, ...]
+
+    def get(self, method: str | None) -> IntervalRow | None:
+        return next((iv for iv in self.intervals if iv.method == method), None)
+
+    @property
+    def honest(self) -> IntervalRow | None:
+        """The recommended interval (else the first available non-naive one)."""
+        rec = self.get(self.recommended)
+        if rec is not None:
+            return rec
+        return next((iv for iv in self.intervals if not iv.naive and iv.available), None)
+
+    @property
+    def naive_interval(self) -> IntervalRow | None:
+        return self.get(NAIVE_METHOD)
+
+    @property
+    def width_ratio(self) -> float | None:
+        """Width of the honest interval over the naive one's."""
+        h, n = self.honest, self.naive_interval
+        if h is None or n is None or h.width is None or not n.width:
+            return None
+        return h.width / n.width
+
+
+@dataclass(frozen=True)
+class DocSummary:
+    """Per-document facts and diagnostics of one subject (what seed 000 asks to report).
+
+    With queries sampled within documents, n_* and N count the eligible queries the
+    sample stands for and ``scored`` the queries actually scored.
+    """
+
+    subject: str
+    K: int
+    N: int
+    n_min: float
+    n_median: float
+    n_mean: float
+    n_max: float
+    n_cv: float
+    top10_share: float
+    share0: float
+    share1: float
+    icc: float | None = None
+    deff: float | None = None
+    n_eff: float | None = None
+    lag1: float | None = None
+    binary: bool = True
+    scored: int | None = None
+
+
+@dataclass(frozen=True)
+class RateHistogram:
+    """T1: distribution of per-document rates (``rates`` kept for a strip when K is small)."""
+
+    subject: str
+    K: int
+    N: int
+    micro: float
+    macro: float
+    edges: tuple[float, ...]
+    counts: tuple[int, ...]
+    rates: tuple[float, ...] = ()
+    sizes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class StratumRow:
+    """T2: one stratum/type of one subject; the macro interval is t on its document rates."""
+
+    subject: str
+    stratum: str
+    K: int
+    N: int
+    micro: float
+    macro: float
+    macro_lower: float | None = None
+    macro_upper: float | None = None
+
+
+@dataclass(frozen=True)
+class TypeRates:
+    stratum: str
+    mean: float
+    rates: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class TwoStage:
+    """T4: types then documents: each type's mean rate with its documents' rates."""
+
+    subject: str
+    target: float | None
+    types: tuple[TypeRates, ...] = ()
+    micro: float | None = None
+    macro: float | None = None
+    interval: IntervalRow | None = None
+
+
+@dataclass(frozen=True)
+class Autocorrelation:
+    """T6: within-document residual autocorrelation of neighbouring queries, by lag."""
+
+    subject: str
+    lags: tuple[int, ...]
+    values: tuple[float | None, ...]
+    pairs: tuple[int, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class CoverageRow:
+    """T3/T5 for simulations: one method's coverage and width at one K."""
+
+    group: str
+    k: int
+    estimand: str
+    method: str
+    reps: int
+    coverage: float
+    coverage_se: float
+    mean_width: float | None
+    bias: float | None
+    rmse: float | None
+    unavailable: float
+    naive: bool = False
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    group: str
+    key: str
+    methods: tuple[str, ...]
+    basis: str
+
+
+@dataclass(frozen=True)
+class SimulationInfo:
+    """One simulated census (several with ``--from-study`` at several chunk sizes)."""
+
+    group: str
+    design: str
+    K: int
+    N: int
+    micro: float
+    macro: float
+    type_mean: float | None
+    ks: tuple[int, ...]
+    reps: int
+    bootstrap_reps: int
+    seed: int | None
+    chunk_words: int | None = None
+    retriever: str | None = None
+    documents: int | None = None
+
+
+@dataclass(frozen=True)
+class PairedInfo:
+    """The paired comparison: systems, ties, sign-flip p and how queries were matched."""
+
+    systems: tuple[str, ...]
+    ties_share: float
+    identical_share: float
+    permutation_p: dict[str, float]
+    permutation_method: str
+    permutation_reps: int | None = None
+    matched: int | None = None
+    only_a: int | None = None
+    only_b: int | None = None
+    on_missing: str | None = None
+
+
+@dataclass(frozen=True)
+class ExcludedDoc:
+    doc_id: str | None
+    source: str | None
+    reason: str
+    chunks: int | None = None
+
+
+@dataclass(frozen=True)
+class ChecklistItem:
+    """One line of seed 000's "what to report", filled in (or saying why it cannot be)."""
+
+    key: str
+    label: str
+    text: str
+    available: bool = True
+
+
+@dataclass(frozen=True)
+class Report:
+    """A report of one run; see the module docstring."""
+
+    kind: str
+    title: str
+    source: str
+    created: str
+    level: float
+    score: str
+    design: str
+    estimands: tuple[str, ...]
+    checklist: tuple[ChecklistItem, ...]
+    results: tuple[EstimandBlock, ...] = ()
+    docs: tuple[DocSummary, ...] = ()
+    histograms: tuple[RateHistogram, ...] = ()
+    strata_field: str | None = None
+    strata: tuple[StratumRow, ...] = ()
+    two_stage: TwoStage | None = None
+    autocorrelation: tuple[Autocorrelation, ...] = ()
+    paired: PairedInfo | None = None
+    simulations: tuple[SimulationInfo, ...] = ()
+    coverage: tuple[CoverageRow, ...] = ()
+    recommendations: tuple[Recommendation, ...] = ()
+    excluded: tuple[ExcludedDoc, ...] = ()
+    excluded_counts: dict[str, int] = field(default_factory=dict)
+    excluded_total: int = 0
+    metrics: dict[str, float] = field(default_factory=dict)
+    population: int | None = None
+    seed: int | None = None
+    bootstrap_reps: int | None = None
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    generator: str = "ragstat"
+    schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise InputError(f"report kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+
+    def to_dict(self) -> dict:
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> Report:
+        """Rebuild a report from its JSON; refuses a newer schema than this version reads."""
+        if not isinstance(data, dict):
+            raise InputError("report JSON must be an object")
+        version = data.get("schema_version")
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise InputError(f"report JSON has no valid schema_version (got {version!r})")
+        if version > SCHEMA_VERSION:
+            raise InputError(
+                f"report schema_version {version} is newer than this ragstat reads "
+                f"({SCHEMA_VERSION}): upgrade ragstat to render it"
+            )
+        return from_dict(cls, data)

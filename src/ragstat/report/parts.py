@@ -1,0 +1,269 @@
+"""Report parts computed from inference results and per-document statistics."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import scipy.stats as sps
+
+from ragstat.inference.diagnostics import chunk_distribution
+from ragstat.inference.results import (
+    NAIVE_METHODS,
+    Diagnostics,
+    EstimandResult,
+    Interval,
+    IntervalReport,
+)
+from ragstat.records.docstats import DocStats
+from ragstat.report.model import (
+    Autocorrelation,
+    DocSummary,
+    EstimandBlock,
+    IntervalRow,
+    RateHistogram,
+    StratumRow,
+    TwoStage,
+    TypeRates,
+)
+
+__all__ = [
+    "acf_by_lag",
+    "blocks_from_dict",
+    "blocks_from_report",
+    "doc_summary",
+    "finite",
+    "histogram",
+    "lag1_only",
+    "stratum_rows",
+    "two_stage",
+]
+
+#: Per-document rates are kept (for the strip of T1) up to this many documents.
+STRIP_MAX = 2_000
+BINS = 20
+
+
+def finite(x: object) -> float | None:
+    """A finite float, else None (NaN/inf/None never reach the JSON)."""
+    if x is None:
+        return None
+    v = float(x)
+    return v if math.isfinite(v) else None
+
+
+def _row(iv: Interval) -> IntervalRow:
+    return IntervalRow(
+        method=iv.method,
+        estimand=iv.estimand,
+        estimate=float(iv.estimate),
+        lower=finite(iv.lower),
+        upper=finite(iv.upper),
+        level=float(iv.level),
+        df=finite(iv.df),
+        se=finite(iv.se),
+        naive=bool(iv.naive or iv.method in NAIVE_METHODS),
+        available=bool(iv.available),
+        reason=iv.reason,
+        replicates=iv.replicates,
+        discarded=iv.discarded,
+    )
+
+
+def blocks_from_report(subject: str, report: IntervalReport) -> tuple[EstimandBlock, ...]:
+    """One block per estimand of an `IntervalReport`."""
+    return tuple(_block(subject, res) for res in report.estimands.values())
+
+
+def _block(subject: str, res: EstimandResult) -> EstimandBlock:
+    return EstimandBlock(
+        subject=subject,
+        estimand=res.estimand,
+        estimate=float(res.estimate),
+        recommended=res.recommended,
+        intervals=tuple(_row(iv) for iv in res.intervals),
+    )
+
+
+def blocks_from_dict(subject: str, data: Mapping) -> tuple[EstimandBlock, ...]:
+    """Blocks from the JSON form of an `IntervalReport` (a study's summary.json)."""
+    out = []
+    for estimand, res in data["estimands"].items():
+        rows = tuple(
+            IntervalRow(
+                method=iv["method"],
+                estimand=iv.get("estimand", estimand),
+                estimate=float(iv["estimate"]),
+                lower=finite(iv.get("lower")),
+                upper=finite(iv.get("upper")),
+                level=float(iv["level"]),
+                df=finite(iv.get("df")),
+                se=finite(iv.get("se")),
+                naive=bool(iv.get("naive")) or iv["method"] in NAIVE_METHODS,
+                available=bool(iv.get("available", True)),
+                reason=iv.get("reason"),
+                replicates=iv.get("replicates"),
+                discarded=iv.get("discarded"),
+            )
+            for iv in res["intervals"]
+        )
+        out.append(
+            EstimandBlock(subject, estimand, float(res["estimate"]), res.get("recommended"), rows)
+        )
+    return tuple(out)
+
+
+def doc_summary(
+    subject: str, stats: DocStats, d: Diagnostics, *, scored: int | None = None
+) -> DocSummary:
+    """Chunks per document and shares at 0 and 1 of ``stats``, with the diagnostics ``d``.
+
+    ``scored``: queries actually scored when ``stats`` are expanded from a sample.
+    """
+    n, r = stats.n, stats.r
+    _, cv, _, top10 = chunk_distribution(n)
+    return DocSummary(
+        subject=subject,
+        K=stats.K,
+        N=round(stats.N),
+        n_min=float(n.min()),
+        n_median=float(np.median(n)),
+        n_mean=float(n.mean()),
+        n_max=float(n.max()),
+        n_cv=cv,
+        top10_share=top10,
+        share0=float(np.mean(r == 0)),
+        share1=float(np.mean(r == 1)),
+        icc=finite(d.icc),
+        deff=finite(d.deff),
+        n_eff=finite(d.n_eff),
+        lag1=finite(d.lag1_autocorrelation),
+        binary=bool(stats.binary),
+        scored=scored,
+    )
+
+
+def histogram(
+    subject: str, stats: DocStats, span: tuple[float, float] | None = None
+) -> RateHistogram:
+    """T1 data: a histogram of r_d over ``span`` (default [0, 1], else the data's range),
+    plus the rates themselves when there are few documents (for a strip)."""
+    r = stats.r
+    if span is None:
+        inside = r.min() >= 0 and r.max() <= 1
+        span = (0.0, 1.0) if inside else (float(r.min()), float(r.max()))
+    lo, hi = span
+    edges = np.linspace(lo, hi if hi > lo else lo + 1.0, BINS + 1)
+    counts, _ = np.histogram(r, bins=edges)
+    keep = stats.K <= STRIP_MAX
+    return RateHistogram(
+        subject=subject,
+        K=stats.K,
+        N=round(stats.N),
+        micro=float(stats.s.sum() / stats.N),
+        macro=float(r.mean()),
+        edges=tuple(float(e) for e in edges),
+        counts=tuple(int(c) for c in counts),
+        rates=tuple(float(x) for x in r) if keep else (),
+        sizes=tuple(int(x) for x in stats.n) if keep else (),
+    )
+
+
+def stratum_rows(subject: str, stats: DocStats, level: float) -> tuple[StratumRow, ...]:
+    """T2: micro and macro per stratum, with a t interval on the stratum's document rates."""
+    if stats.stratum is None:
+        return ()
+    labels, codes = np.unique(stats.stratum.astype(str), return_inverse=True)
+    rows = []
+    r = stats.r
+    for i, label in enumerate(labels):
+        mask = codes == i
+        rh, k = r[mask], int(mask.sum())
+        lo = hi = None
+        if k >= 2:
+            half = sps.t.ppf(0.5 + level / 2, k - 1) * float(np.std(rh, ddof=1)) / math.sqrt(k)
+            lo, hi = float(rh.mean() - half), float(rh.mean() + half)
+        rows.append(
+            StratumRow(
+                subject=subject,
+                stratum=str(label),
+                K=k,
+                N=round(float(stats.n[mask].sum())),
+                micro=float(stats.s[mask].sum() / stats.n[mask].sum()),
+                macro=float(rh.mean()),
+                macro_lower=lo,
+                macro_upper=hi,
+            )
+        )
+    return tuple(rows)
+
+
+def two_stage(
+    subject: str, stats: DocStats, target: float | None, interval: IntervalRow | None = None
+) -> TwoStage | None:
+    """T4: every sampled type's mean document rate with the rates of its documents."""
+    if stats.stratum is None:
+        return None
+    labels, codes = np.unique(stats.stratum.astype(str), return_inverse=True)
+    r = stats.r
+    types = tuple(
+        TypeRates(str(label), float(r[codes == i].mean()), tuple(float(x) for x in r[codes == i]))
+        for i, label in enumerate(labels)
+    )
+    return TwoStage(
+        subject=subject,
+        target=finite(target),
+        types=types,
+        micro=float(stats.s.sum() / stats.N),
+        macro=float(r.mean()),
+        interval=interval,
+    )
+
+
+def acf_by_lag(
+    subject: str, doc_id: np.ndarray, position: np.ndarray, y: np.ndarray, max_lag: int = 5
+) -> Autocorrelation:
+    """ACF of within-document residuals e = y − r_d at lags 1..max_lag, pooled over documents.
+
+    Queries are ordered by position inside each document; a lag-L pair is two
+    queries L apart in that order within the same document. ρ(L) = (Σ e_i e_{i+L} / P_L)
+    / (Σ e² / N), so ρ(1) equals the lag-1 diagnostic of `compute_diagnostics`.
+    """
+    _, codes = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
+    y = np.asarray(y, dtype=np.float64)
+    order = np.lexsort((np.asarray(position), codes))
+    codes, y = codes[order], y[order]
+    means = np.bincount(codes, weights=y) / np.bincount(codes)
+    e = y - means[codes]
+    var = float(np.mean(e * e))
+    values, pairs = [], []
+    for lag in range(1, max_lag + 1):
+        same = codes[lag:] == codes[:-lag]
+        p = int(same.sum())
+        pairs.append(p)
+        ok = p > 0 and var > 0
+        values.append(float(np.sum(e[lag:][same] * e[:-lag][same]) / p / var) if ok else None)
+    return Autocorrelation(
+        subject=subject,
+        lags=tuple(range(1, max_lag + 1)),
+        values=tuple(values),
+        pairs=tuple(pairs),
+        source="per-query scores ordered by position within each document",
+    )
+
+
+def lag1_only(subject: str, summary: DocSummary, positions: bool) -> Autocorrelation | None:
+    """T6 from the lag-1 diagnostic alone (when the per-query rows are not at hand).
+
+    ``positions``: whether the DocStats carried lag sums (else there is nothing to show).
+    """
+    if not positions:
+        return None
+    return Autocorrelation(
+        subject=subject,
+        lags=(1,),
+        values=(summary.lag1,),
+        pairs=(),
+        source="lag-1 diagnostic (per-query positions not kept in this report)",
+    )

@@ -1,0 +1,344 @@
+"""Tables of a `Report` as plain-text cells, shared by the Markdown and HTML renderers.
+
+Cells are unescaped text; each renderer escapes them for its own format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragstat.inference.analyze import RECOMMENDED
+from ragstat.report.fmt import ci, df, method_label, num, pct, signed, whole
+from ragstat.report.model import NAIVE_METHOD, CoverageRow, Report
+
+__all__ = ["Table", "summary_table", "tables"]
+
+
+@dataclass(frozen=True)
+class Table:
+    key: str
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    note: str | None = None
+
+
+def _level(report: Report) -> str:
+    return f"{100 * report.level:g} %"
+
+
+def summary_table(report: Report) -> Table:
+    """The recommended (honest) interval beside the naive one, per subject and estimand."""
+    if report.kind == "simulation":
+        return _simulation_summary(report)
+    rows = []
+    for b in report.results:
+        h, n = b.honest, b.naive_interval
+        ratio = b.width_ratio
+        rows.append(
+            (
+                b.subject,
+                b.estimand,
+                num(b.estimate),
+                method_label(b.recommended),
+                ci(h),
+                df(h.df if h else None),
+                ci(n),
+                "n/a" if ratio is None else f"×{ratio:.2f}",
+            )
+        )
+    header = (
+        "subject",
+        "estimand",
+        "estimate",
+        "recommended method",
+        f"{_level(report)} interval",
+        "df",
+        "naive iid interval",
+        "width honest / naive",
+    )
+    note = (
+        "The naive interval treats every query as independent; it is shown for contrast only. "
+        "The sample size is the number of documents K."
+    )
+    return Table("summary", "Summary", header, tuple(rows), note)
+
+
+def _recommended(est: str) -> str:
+    return "two_stage_t" if est == "type_mean" else RECOMMENDED.get(est, "")
+
+
+def _simulation_summary(report: Report) -> Table:
+    by = {(r.group, r.k, r.estimand, r.method): r for r in report.coverage}
+    recs = {(r.group, r.key): r.methods for r in report.recommendations}
+    keys = dict.fromkeys((r.group, r.k, r.estimand) for r in report.coverage)
+    rows = []
+    for group, k, est in keys:
+        rec = by.get((group, k, est, _recommended(est)))
+        naive = by.get((group, k, est, NAIVE_METHOD))
+        ok = recs.get((group, f"k={k} {est}"))
+        rows.append(
+            (
+                group or "—",
+                str(k),
+                est,
+                _recommended(est) or "—",
+                _cov(rec),
+                _cov(naive),
+                ", ".join(ok) if ok else "none",
+            )
+        )
+    header = (
+        "census",
+        "K per sample",
+        "estimand",
+        "seed-000 method",
+        "its coverage",
+        "naive iid coverage",
+        "within 2 MC SE of nominal",
+    )
+    note = f"Coverage ± Monte-Carlo SE at nominal {_level(report)}."
+    return Table("summary", "Summary", header, tuple(rows), note)
+
+
+def _cov(r: CoverageRow | None) -> str:
+    if r is None:
+        return "not simulated"
+    return f"{pct(r.coverage)} ± {pct(r.coverage_se)}"
+
+
+def _intervals(report: Report) -> Table:
+    rows = tuple(
+        (
+            b.subject,
+            b.estimand,
+            iv.method
+            + (" (naive)" if iv.naive else "")
+            + (" ★" if iv.method == b.recommended else ""),
+            num(iv.estimate),
+            ci(iv),
+            num(iv.width),
+            df(iv.df),
+            num(iv.se),
+            _interval_note(iv),
+        )
+        for b in report.results
+        for iv in b.intervals
+    )
+    header = (
+        "subject",
+        "estimand",
+        "method",
+        "estimate",
+        f"{_level(report)} interval",
+        "width",
+        "df",
+        "se",
+        "note",
+    )
+    return Table("intervals", "All intervals", header, rows, "★ recommended by seed 000's guide.")
+
+
+def _interval_note(iv) -> str:
+    parts = []
+    if iv.replicates:
+        parts.append(f"{iv.replicates:,} replicates, {iv.discarded or 0:,} discarded")
+    if iv.reason and iv.available:
+        parts.append(iv.reason)
+    return "; ".join(parts)
+
+
+def _docs(report: Report) -> Table:
+    rows = tuple(
+        (
+            d.subject,
+            whole(d.K),
+            whole(d.N),
+            f"{whole(d.n_min)} / {d.n_median:g} / {d.n_mean:.1f} / {whole(d.n_max)}",
+            num(d.icc, 3),
+            num(d.deff, 2),
+            whole(d.n_eff),
+            num(d.lag1, 3),
+            pct(d.share0),
+            pct(d.share1),
+        )
+        for d in report.docs
+    )
+    header = (
+        "subject",
+        "K",
+        "N",
+        "queries per doc min / median / mean / max",
+        "ICC",
+        "DEFF",
+        "N/DEFF",
+        "lag-1 autocorrelation",
+        "docs at 0",
+        "docs at 1",
+    )
+    return Table(
+        "documents",
+        "Documents and diagnostics",
+        header,
+        rows,
+        "Diagnostics explain the clustering; they never replace the clustered interval.",
+    )
+
+
+def _strata(report: Report) -> Table:
+    rows = tuple(
+        (
+            r.subject,
+            r.stratum,
+            whole(r.K),
+            whole(r.N),
+            num(r.micro),
+            num(r.macro),
+            "n/a (a single document)"
+            if r.macro_lower is None
+            else f"[{num(r.macro_lower)}, {num(r.macro_upper)}]",
+        )
+        for r in report.strata
+    )
+    header = (
+        "subject",
+        report.strata_field or "stratum",
+        "K",
+        "N",
+        "micro",
+        "macro",
+        f"macro {_level(report)} t interval",
+    )
+    return Table("strata", f"By {report.strata_field or 'stratum'}", header, rows)
+
+
+def _paired(report: Report) -> Table:
+    p = report.paired
+    rows = [
+        ("systems", " − ".join(p.systems)),
+        ("documents tied (difference 0)", pct(p.ties_share)),
+        ("documents with identical scores on every query", pct(p.identical_share)),
+    ]
+    rows += [
+        (f"sign-flip p ({est}, {p.permutation_method})", f"{v:.4g}")
+        for est, v in p.permutation_p.items()
+    ]
+    if p.matched is not None:
+        rows.append(("queries paired", whole(p.matched)))
+        rows.append(
+            (
+                "unmatched queries",
+                f"{p.only_a or 0:,} / {p.only_b or 0:,} (on_missing = {p.on_missing})",
+            )
+        )
+    diff = [b for b in report.results if b.subject == " − ".join(p.systems[:2])]
+    rows += [(f"difference {b.estimand}", f"{signed(b.estimate)} {ci(b.honest)}") for b in diff]
+    return Table("paired", "Paired comparison", ("", "value"), tuple(rows))
+
+
+def _coverage(report: Report) -> Table:
+    rows = tuple(
+        (
+            r.group or "—",
+            str(r.k),
+            r.estimand,
+            r.method + (" (naive)" if r.naive else ""),
+            pct(r.coverage),
+            pct(r.coverage_se),
+            num(r.mean_width),
+            num(r.bias),
+            num(r.rmse),
+            pct(r.unavailable),
+            f"{r.reps:,}",
+        )
+        for r in report.coverage
+    )
+    header = (
+        "census",
+        "K",
+        "estimand",
+        "method",
+        "coverage",
+        "MC SE",
+        "mean width",
+        "bias",
+        "RMSE",
+        "unavailable",
+        "samples",
+    )
+    return Table("coverage", "Coverage by method", header, rows)
+
+
+def _simulations(report: Report) -> Table:
+    rows = tuple(
+        (
+            s.group or "—",
+            s.design,
+            whole(s.K),
+            whole(s.N),
+            num(s.micro),
+            num(s.macro),
+            num(s.type_mean),
+            ", ".join(map(str, s.ks)),
+            f"{s.reps:,}",
+            f"{s.bootstrap_reps:,}",
+            "n/a" if s.seed is None else str(s.seed),
+        )
+        for s in report.simulations
+    )
+    header = (
+        "census",
+        "design",
+        "K",
+        "N",
+        "micro",
+        "macro",
+        "type mean",
+        "K per sample",
+        "samples",
+        "bootstrap reps",
+        "seed",
+    )
+    return Table("simulations", "Census and simulation settings", header, rows)
+
+
+def _excluded(report: Report) -> Table:
+    rows = tuple(
+        (e.doc_id or "—", e.source or "—", "—" if e.chunks is None else str(e.chunks), e.reason)
+        for e in report.excluded
+    )
+    counts = "; ".join(f"{k}: {v:,}" for k, v in sorted(report.excluded_counts.items()))
+    note = f"{report.excluded_total:,} excluded in all" + (f" ({counts})" if counts else "")
+    if report.excluded_total > len(rows) and rows:
+        note += f"; the first {len(rows):,} are listed (all are in documents.parquet)"
+    if not rows and report.kind != "study":
+        note += "; only the scored queries were given, so documents dropped upstream are unknown"
+    return Table(
+        "excluded", "Excluded documents", ("document", "source", "chunks", "reason"), rows, note
+    )
+
+
+def _metrics(report: Report) -> Table:
+    rows = tuple((k, num(v)) for k, v in report.metrics.items())
+    return Table("metrics", "Other metrics", ("metric", "value"), rows)
+
+
+def tables(report: Report) -> list[Table]:
+    """The detail tables, in page order (empty ones left out, except excluded documents)."""
+    out = []
+    if report.results:
+        out.append(_intervals(report))
+    if report.paired is not None:
+        out.append(_paired(report))
+    if report.docs:
+        out.append(_docs(report))
+    if report.strata:
+        out.append(_strata(report))
+    if report.simulations:
+        out.append(_simulations(report))
+    if report.coverage:
+        out.append(_coverage(report))
+    if report.metrics:
+        out.append(_metrics(report))
+    out.append(_excluded(report))
+    return out
