@@ -484,3 +484,107 @@ def test_diff_names_the_manifest_seed_only_when_the_config_has_none():
     assert diff_runs(a, b).config == (Change("command", "study", "interval"), Change("seed", 1, 2))
     with pytest.raises(InputError):
         diff_runs(a, a.to_dict())
+
+
+# -- regressions: order, folder errors, failed runs -----------------------------------------
+
+
+def test_runs_in_the_same_instant_list_newest_recorded_first(tmp_path):
+    reg = Registry(tmp_path / "r.sqlite")
+    same = "2026-01-01T00:00:00+00:00"
+    # random suffixes that sort against the recording order
+    ids = ["20260101-000000-ffffff", "20260101-000000-000000", "20260101-000000-888888"]
+    for run_id in ids:
+        reg.record(manifest(run_id, started_at=same))
+    assert [m.run_id for m in reg.list()] == list(reversed(ids))
+    assert [m.run_id for m in reg.list(limit=2)] == list(reversed(ids))[:2]
+    # re-recording a run (e.g. its final state) keeps its place
+    reg.record(manifest(ids[0], started_at=same, wall_s=5.0))
+    assert [m.run_id for m in reg.list()] == list(reversed(ids))
+
+
+def test_list_orders_by_the_instant_across_precision_and_offsets(tmp_path):
+    reg = Registry(tmp_path / "r.sqlite")
+    runs = [
+        manifest("20260101-000000-zzzzzz", started_at="2026-01-01T00:00:00.000001+00:00"),
+        manifest("20260101-000000-aaaaaa", started_at="2026-01-01T00:00:00.900000+00:00"),
+        manifest("20260101-003000-bbbbbb", started_at="2026-01-01T01:30:00+01:00"),  # 00:30 UTC
+        manifest("20260101-001000-cccccc", started_at="2026-01-01T00:10:00Z"),
+    ]
+    for m in runs:
+        reg.record(m)
+    expected = ["20260101-003000-bbbbbb", "20260101-001000-cccccc"]
+    expected += ["20260101-000000-aaaaaa", "20260101-000000-zzzzzz"]
+    assert [m.run_id for m in reg.list()] == expected
+
+
+def test_a_file_in_the_way_of_the_registry_folder_is_named(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for path in (blocker / "r.sqlite", blocker / "sub" / "deeper" / "r.sqlite"):
+        with pytest.raises(RegistryError) as err:
+            Registry(path).record(manifest())
+        text = str(err.value)
+        assert f"{blocker} is a file, not a folder" in text
+        assert "File exists" not in text and "Not a directory" not in text
+        assert "not recorded" in text
+        with pytest.raises(RegistryError, match="is a file, not a folder"):
+            Registry(path).list()
+    assert blocker.read_text() == "x"
+
+
+def test_a_failed_run_keeps_its_error(tmp_path):
+    failed = manifest(status="failed", error="InputError: no column 'hit'")
+    d = failed.to_dict()
+    assert d["error"] == "InputError: no column 'hit'" and d["status"] == "failed"
+    assert Manifest.from_dict(d) == failed
+    assert manifest().error is None
+    old = {k: v for k, v in manifest().to_dict().items() if k not in ("error", "status")}
+    assert Manifest.from_dict(old).error is None  # manifests written before the field
+    with pytest.raises(InputError, match="error"):
+        manifest(error=3)
+    reg = Registry(tmp_path / "r.sqlite")
+    reg.record(failed)
+    assert reg.get(failed.run_id) == failed and reg.list() == [failed]
+    assert read_manifest(write_manifest(failed, tmp_path / "run")) == failed
+
+
+def test_a_registry_from_before_the_error_column_reads_and_gains_it(tmp_path):
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript(
+        """CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL,
+            wall_s REAL NOT NULL, status TEXT NOT NULL, seed INTEGER, corpus_fingerprint TEXT,
+            argv TEXT NOT NULL, config TEXT NOT NULL, inputs TEXT NOT NULL,
+            outputs TEXT NOT NULL, results TEXT NOT NULL, versions TEXT NOT NULL);
+        CREATE INDEX runs_by_time ON runs (started_at);
+        PRAGMA application_id = 1380406100;
+        PRAGMA user_version = 1;"""
+    )
+    old = manifest("20250101-000000-aaaaaa", started_at="2025-01-01T00:00:00+00:00")
+    row = old.to_dict()
+    cols = [c for c in row if c != "error"]
+    values = [json.dumps(row[c]) if isinstance(row[c], (dict, list)) else row[c] for c in cols]
+    con.execute(
+        f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", values
+    )
+    con.commit()
+    con.close()
+    reg = Registry(path)
+    assert reg.list() == [old] and reg.get("2025") == old
+    failed = manifest(status="failed", error="boom")
+    reg.record(failed)
+    assert reg.list() == [failed, old] and integrity(path) == "ok"
+
+
+def test_diff_compares_the_error_only_when_the_statuses_differ():
+    a = manifest(status="failed", error="InputError: file a.parquet missing")
+    b = manifest(status="failed", error="InputError: file b.parquet missing")
+    assert diff_runs(a, b).results == ()
+    ok = manifest()
+    d = diff_runs(ok, a)
+    assert d.results == (
+        Change("status", "ok", "failed"),
+        Change("error", None, "InputError: file a.parquet missing"),
+    )

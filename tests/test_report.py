@@ -94,6 +94,14 @@ def _ci(iv) -> str:
     return f"[{iv.lower:.4f}, {iv.upper:.4f}]"
 
 
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _md(rep: Report) -> str:
+    """The Markdown with its backslash escapes removed: the text a reader sees."""
+    return _ESCAPED.sub(r"\1", render_markdown(rep))
+
+
 # --- model ---------------------------------------------------------------------------------
 
 
@@ -135,7 +143,7 @@ def test_interval_report_numbers_match_the_result():
     rep = report_from_interval(
         res, stats, source="runs.parquet", query_scores=rows, positions=pos, created=CREATED
     )
-    md = render_markdown(rep)
+    md = _md(rep)
     assert [c.key for c in rep.checklist] == CHECKLIST_KEYS
     assert all(c.text for c in rep.checklist)
     for est, method in (("micro", "cr2_bm"), ("macro", "t_rates")):
@@ -177,7 +185,7 @@ def test_items_without_data_say_why():
     specs = {s.key: s for s in figure_specs(rep)}
     assert not specs["T3"].available and "simulate" in specs["T3"].note
     assert not specs["T6"].available and "position" in specs["T6"].note
-    md = render_markdown(rep)
+    md = _md(rep)
     assert "T3 Coverage by method vs nominal**: not available — coverage needs" in md
 
 
@@ -195,7 +203,7 @@ def test_degenerate_scores_render_with_reasons(value):
     assert not specs["T6"].available and "undefined" in specs["T6"].note
     html = render_html(rep)
     assert html.count("<svg") == 2  # T1 and T2 still drawn
-    assert "not available — " in render_markdown(rep)
+    assert "not available — " in _md(rep)
 
 
 # --- comparison ----------------------------------------------------------------------------
@@ -209,7 +217,7 @@ def test_comparison_report_shows_ties_pairing_and_drops():
     pairing = Pairing(("bm25", "tfidf"), matched=ya.size, only_a=3, only_b=1, on_missing="drop")
     res = compare(diff, pairing=pairing, seed=2, bootstrap_reps=99, permutation_reps=199)
     rep = report_from_comparison(res, diff, source="a.parquet", created=CREATED)
-    md = render_markdown(rep)
+    md = _md(rep)
     assert rep.kind == "comparison" and rep.paired.systems == ("bm25", "tfidf")
     assert rep.results[0].subject == "bm25 − tfidf"
     micro = res.report.estimands["micro"].get("cr2_bm")
@@ -225,7 +233,7 @@ def test_comparison_of_identical_systems():
     res = compare(diff, seed=0, bootstrap_reps=49, permutation_reps=99)
     rep = report_from_comparison(res, diff, source="same", created=CREATED)
     assert rep.paired.ties_share == 1.0
-    assert "documents where the two systems tie (difference 0): 100.0 %" in render_markdown(rep)
+    assert "documents where the two systems tie (difference 0): 100.0 %" in _md(rep)
     assert "T5" in render_html(rep)
 
 
@@ -248,7 +256,7 @@ def test_simulation_report_coverage_and_checklist(tmp_path):
             raw["coverage"],
             raw["coverage_se"],
         )
-    md = render_markdown(rep)
+    md = _md(rep)
     cr2 = next(r for r in result["results"] if r["method"] == "cr2_bm")
     assert f"{100 * cr2['coverage']:.1f} % ± {100 * cr2['coverage_se']:.1f} %" in md
     items = {c.key: c for c in rep.checklist}
@@ -299,7 +307,7 @@ def test_study_report_matches_summary(study_dir, study_report):
     assert rep.autocorrelation[0].values[0] == pytest.approx(diag.lag1_autocorrelation)
     specs = {s.key: s.available for s in figure_specs(rep)}
     assert specs == {"T1": True, "T2": True, "T3": False, "T4": False, "T5": True, "T6": True}
-    md = render_markdown(rep)
+    md = _md(rep)
     assert "single chunk: 1" in md and "MRR@10" in md
 
 
@@ -318,7 +326,7 @@ def test_study_with_sampled_queries_matches_its_weighted_summary(tmp_path):
     assert rep.histograms[0].macro == pytest.approx(hit1["estimands"]["macro"]["estimate"])
     assert rep.docs[0].N == hit1["N"] == smp["queries_eligible"]
     assert rep.docs[0].scored == smp["queries_sampled"] < rep.docs[0].N
-    md = render_markdown(rep)
+    md = _md(rep)
     assert f"{smp['queries_sampled']} of {smp['queries_eligible']} eligible chunks" in md
     left = smp["queries_eligible"] - smp["queries_sampled"]
     assert f"unsampled queries: {left} eligible chunks issued no query" in md
@@ -377,12 +385,12 @@ def _hostile_interval():
 def test_markdown_escapes_cells_and_html(study_report):
     md = render_markdown(study_report)
     assert "<script" not in md and BOLD not in md
-    assert "| &lt;script&gt;alert(1)&lt;/script&gt;-1 | — | 1 | single chunk |" in md
+    assert "| &lt;script&gt;alert\\(1\\)&lt;/script&gt;-1 | — | 1 | single chunk |" in md
     rep = report_from_interval(*_hostile_interval(), source="x", created=CREATED)
     md = render_markdown(rep)
     row = next(line for line in md.splitlines() if "a\\|b" in line)
     assert row.count(" | ") == 6  # 7 columns: the pipe inside the stratum is escaped
-    assert "| hit | &lt;script&gt;alert(1)&lt;/script&gt; |" in md
+    assert "| hit | &lt;script&gt;alert\\(1\\)&lt;/script&gt; |" in md
 
 
 def test_html_is_self_contained_and_deterministic(study_report):
@@ -444,3 +452,253 @@ def test_cli_report_command(study_report, tmp_path):
     assert (tmp_path / "report.html").is_file()
     bad = CliRunner().invoke(app, ["report", str(tmp_path / "nope")])
     assert isinstance(bad.exception, InputError)
+
+
+# --- regressions: review of the report package ---------------------------------------------
+
+
+def _items(rep: Report) -> dict[str, str]:
+    return {c.key: c.text for c in rep.checklist}
+
+
+def _summary_row(md: str, subject: str, est: str) -> str:
+    return next(line for line in md.splitlines() if line.startswith(f"| {subject} | {est} |"))
+
+
+def test_summary_names_the_method_it_shows_when_the_recommended_one_was_not_run():
+    stats, *_ = _interval_inputs()
+    res = analyze(stats, seed=1, bootstrap_reps=99, methods=["doc_bootstrap_t", "wald_iid"])
+    rep = report_from_interval(res, stats, source="x", created=CREATED)
+    md = _md(rep)
+    for est, rec in (("micro", "cr2_bm"), ("macro", "t_rates")):
+        row = _summary_row(md, "hit", est)
+        shown = res.estimands[est].get("doc_bootstrap_t")
+        assert _ci(shown) in row
+        assert f"doc_bootstrap_t — document bootstrap-t (recommended {rec} not computed)" in row
+    assert "CR2 cluster-robust" not in md.split("## What to report")[0]
+    method = _items(rep)["method"]
+    assert "CR2" not in method and "t on document rates" not in method
+    assert "document bootstrap-t (doc_bootstrap_t) — the recommended cr2_bm was not computed" in (
+        method
+    )
+    assert "also computed: wald_iid (naive, contrast only)" in method
+    # only the recommended micro method, macro requested: nothing applies to macro
+    res = analyze(stats, seed=1, methods=["cr2_bm"], estimands=["macro"])
+    rep = report_from_interval(res, stats, source="x", created=CREATED)
+    row = _summary_row(_md(rep), "hit", "macro")
+    assert "none computed (recommended t_rates)" in row and "t on document rates" not in row
+    assert "no interval computed" in _items(rep)["method"]
+
+
+def _strata_inputs(seed: int = 3, K: int = 40):
+    """Documents in 4 strata/types, unequally sampled from unequal populations."""
+    stats, *_ = _interval_inputs(seed, K)
+    labels = np.array(["a"] * 4 + ["b"] * 6 + ["c"] * 10 + ["d"] * (K - 20))
+    return replace(stats, stratum=labels), {"a": 40, "b": 18, "c": 200, "d": 25}
+
+
+def test_stratified_report_states_the_design_estimand_and_draws_its_estimates():
+    from ragstat.inference.design_analysis import analyze_design
+
+    stats, counts = _strata_inputs()
+    res = analyze_design(stats, design="stratified", population_counts=counts)
+    rep = report_from_interval(res, stats, source="x", design="stratified", created=CREATED)
+    items = _items(rep)
+    assert "combined ratio R̂ = Σ w_d s_d / Σ w_d n_d with w_d = M_h / K_h" in items["estimand"]
+    assert "stratified mean of rates Σ_h (M_h / M) r̄_h" in items["estimand"]
+    assert "R = Σ s_d / Σ n_d, the rate of a random query (chunk)" not in items["estimand"]
+    assert "per-stratum finite correction (1 − K_h/M_h)" in items["population_design"]
+    assert "a: 4 of 40" in items["population_design"]
+    assert "Satterthwaite" in items["method"] and "Satterthwaite" in items["df"]
+    assert "in H = 4 strata" in items["k_n"]
+    h = rep.histograms[0]
+    micro, macro = res.estimands["micro"].estimate, res.estimands["macro"].estimate
+    assert h.weighted and h.micro == pytest.approx(micro) and h.macro == pytest.approx(macro)
+    assert h.micro != pytest.approx(stats.s.sum() / stats.N)  # not the unweighted value
+    spec = next(s for s in figure_specs(rep) if s.key == "T1")
+    assert "combined ratio" in spec.caption
+    assert "combined ratio" in render_svg("T1", rep)
+
+
+def test_design_reports_add_a_labelled_naive_interval_for_contrast(tmp_path):
+    from ragstat.inference.design_analysis import analyze_design
+
+    stats, counts = _strata_inputs()
+    srs = analyze(stats, seed=0, methods=["wald_iid"])
+    for design in ("stratified", "two-stage"):
+        res = analyze_design(stats, design=design, population_counts=counts)
+        rep = report_from_interval(res, stats, source="x", design=design, created=CREATED)
+        md = _md(rep)
+        for b in rep.results:
+            naive = b.naive_interval
+            assert naive is not None and naive.naive
+            assert naive.reason.startswith("naive iid (queries as independent, unweighted)")
+            ref = srs.estimands["macro" if b.estimand == "macro" else "micro"].get("wald_iid")
+            assert (naive.lower, naive.upper) == pytest.approx((ref.lower, ref.upper))
+            row = _summary_row(md, "hit", b.estimand)
+            assert _ci(ref) in row and "unweighted; added for contrast" in row
+            assert "not computed" not in row and b.width_ratio is not None
+        assert any("computes no naive interval" in n for n in rep.notes)
+        assert load_report(write_report(rep, tmp_path / design)["json"]) == rep
+
+
+def test_two_stage_checklist_names_the_type_as_primary_unit():
+    from ragstat.inference.design_analysis import analyze_design
+
+    stats, counts = _strata_inputs()
+    counts = {**counts, "e": 30, "f": 12}  # T = 6 types in the population, t = 4 sampled
+    res = analyze_design(stats, design="two-stage", population_counts=counts)
+    rep = report_from_interval(res, stats, source="x", design="two-stage", created=CREATED)
+    items = _items(rep)
+    assert "Resampling and clustering unit: the document" not in items["method"]
+    assert "Primary sampling unit: the type — t = 4 of T = 6 types sampled" in items["method"]
+    assert "df = t − 1 = 3" in items["method"]
+    assert "(1 − t/T) between types and (1 − k_i/M_i) within" in items["method"]
+    assert items["k_n"].startswith("t = 4 of T = 6 types, K = 40 documents")
+    assert "the sample size is K, not N" not in items["k_n"]
+    assert "t = 4 of T = 6 types sampled" in items["population_design"]
+    assert "e: 0 of" not in items["population_design"]  # unsampled types are not listed
+    assert "mean over all T types" in items["estimand"]
+    assert "t − 1 (sampled types)" in items["df"]
+
+
+def test_simulation_summary_and_checklist_print_each_recommendation_basis():
+    result = simulate_coverage(_census(), [5], reps=60, bootstrap_reps=49, seed=3).to_dict()
+    closest = "closest to nominal (91.0% vs 95%); no method reached the nominal level here"
+    result["recommendation"]["by_k_estimand"]["k=5 macro"] = {
+        "methods": ["logit"],
+        "basis": closest,
+    }
+    result["recommendation"]["by_k_estimand"]["k=5 micro"] = {
+        "methods": ["cr2_bm", "cr1"],
+        "basis": "within 2 Monte-Carlo SEs of nominal",
+    }
+    rep = report_from_simulation(result, source="c", created=CREATED)
+    md = _md(rep)
+    summary = md.split("## What to report")[0]
+    assert "within 2 MC SE of nominal |" not in summary  # no longer a column title
+    assert "recommended here (basis)" in summary
+    assert "| logit (closest; nominal not reached) |" in _summary_row(md, "—", "5 | macro")
+    assert "| cr2_bm, cr1 (within 2 MC SE of nominal) |" in _summary_row(md, "—", "5 | micro")
+    method = _items(rep)["method"]
+    assert f"k=5 macro: logit ({closest})" in method
+    assert "Within 2 Monte-Carlo SEs of nominal:" not in method
+
+
+def test_simulation_checklist_follows_the_design_and_every_study(study_dir):
+    stats, *_ = _interval_inputs(8, K=60)
+    census = Census.from_docstats(replace(stats, stratum=np.array(list("abcdef") * 10)))
+    strat = simulate_coverage(
+        census, [12], reps=20, design="stratified", seed=1, bootstrap_reps=49
+    ).to_dict()
+    items = _items(report_from_simulation(strat, source="c", census=census, created=CREATED))
+    assert "type mean" not in items["estimand"] and "micro" in items["estimand"]
+    assert "allocated proportionally to the strata" in items["population_design"]
+    two = simulate_coverage(
+        census, [2], reps=20, design="two-stage", types=3, seed=1, bootstrap_reps=49
+    ).to_dict()
+    for rep in (
+        report_from_simulation(two, source="c", census=census, types=3, created=CREATED),
+        report_from_simulation({**two, "types": 3}, source="c", created=CREATED),
+    ):
+        items = _items(rep)
+        assert "samples of k = 2 documents" not in items["population_design"]
+        assert "3 types drawn by SRS" in items["population_design"]
+        assert "up to 6 documents per sample" in items["population_design"]
+        assert "micro" not in items["estimand"] and "macro" not in items["estimand"]
+        assert "type mean" in items["estimand"]
+        assert "primary sample size is the 3 types drawn" in items["k_n"]
+    # several studies: every study in items 1-4 (and 7, 8 with their censuses)
+    pops, studies = [], []
+    for retriever in ("bm25", "tfidf"):
+        pop, info = study_census(study_dir, system=retriever)
+        rep = simulate_coverage(pop, [4], reps=20, bootstrap_reps=29, seed=0).to_dict()
+        pops.append(pop)
+        studies.append({**info, **rep})
+    for census_arg in (None, pops):
+        rep = report_from_simulation(
+            {"studies": studies}, source="s", census=census_arg, created=CREATED
+        )
+        items = _items(rep)
+        for key in ("population_design", "estimand", "k_n", "chunks"):
+            assert "bm25, 50 words" in items[key] and "tfidf, 50 words" in items[key], key
+    assert [d.subject for d in rep.docs] == ["bm25, 50 words", "tfidf, 50 words"]
+    assert "bm25, 50 words" in items["icc_deff"] and "tfidf, 50 words" in items["icc_deff"]
+    with pytest.raises(InputError, match="one per study"):
+        report_from_simulation({"studies": studies}, source="s", census=pops[:1])
+
+
+def test_simulation_from_a_study_takes_its_score():
+    census = _census()
+    result = simulate_coverage(census, [5], reps=20, bootstrap_reps=29, seed=0).to_dict()
+    info = {"retriever": "bm25", "chunk_words": 50, "score": "hit1"}
+    rep = report_from_simulation({"studies": [{**info, **result}]}, source="s", created=CREATED)
+    assert rep.score == "hit1"
+    assert report_from_simulation(result, source="s", score="rr", created=CREATED).score == "rr"
+    assert "not recorded" in report_from_simulation(result, source="s", created=CREATED).score
+
+
+def test_study_checklist_covers_every_retriever(study_report):
+    items = _items(study_report)
+    assert "the same documents and queries for bm25, tfidf" in items["chunks"]
+    for key in ("icc_deff", "shares"):
+        assert "bm25: " in items[key] and "tfidf: " in items[key], key
+    assert "at the extremes of the per-document difference bm25 − tfidf" in items["shares"]
+    assert "−1 (tfidf right on every query, bm25 on none)" in items["shares"]
+
+
+def test_comparison_shares_report_both_extremes_of_the_difference():
+    doc = np.repeat([f"d{i}" for i in range(10)], 4)
+    ya = np.repeat([1, 1, 0, 0, 1, 0, 1, 0, 1, 1], 4).astype(float)
+    yb = np.repeat([0, 0, 1, 1, 1, 0, 1, 1, 1, 0], 4).astype(float)
+    ya[-1] = 0.0  # last document: 3 of 4 better, not an extreme
+    diff = aggregate_arrays(doc, ya - yb, score="hit A - B")
+    pairing = Pairing(("A", "B"), matched=40, only_a=0, only_b=0, on_missing="error")
+    res = compare(diff, pairing=pairing, seed=0, bootstrap_reps=49, permutation_reps=99)
+    rep = report_from_comparison(res, diff, source="x", created=CREATED)
+    (doc_summary,) = rep.docs
+    assert doc_summary.share_neg1 == pytest.approx(0.3)  # d2, d3, d7
+    assert doc_summary.share1 == pytest.approx(0.2)  # d0, d1
+    shares = _items(rep)["shares"]
+    assert "−1 (B right on every query, A on none) 30.0 %" in shares
+    assert "0 40.0 %" in shares and "+1 (A right on every query, B on none) 20.0 %" in shares
+    assert "docs at −1" in _md(rep)
+
+
+def test_markdown_user_text_cannot_make_links_emphasis_code_or_math():
+    markdown_it = pytest.importorskip("markdown_it")
+    link = "[l](javascript:alert(3))"
+    hostile = [link, "![i](http://x/y.png)", "*em* _u_ `code` $x$ ~~s~~", "<b>x</b> &amp;"]
+    doc = np.repeat(hostile, 6)
+    y = np.tile([1.0, 0.0, 1.0, 0.0, 0.0, 1.0], len(hostile))
+    y[:6] = [1, 1, 1, 0, 0, 0]
+    stats = aggregate_arrays(doc, y, score="hit", stratum=doc)
+    res = analyze(stats, seed=0, bootstrap_reps=49)
+    rep = report_from_interval(res, stats, source=link, title=f"# {link}", created=CREATED)
+    rep = replace(rep, warnings=("- nested " + link,), notes=("12. not a list",))
+    md = render_markdown(rep)
+    html = markdown_it.MarkdownIt("commonmark").enable("table").enable("strikethrough").render(md)
+    assert "<a " not in html and "href" not in html and "<img" not in html
+    assert "<code>" not in html and "<s>" not in html and "<b>" not in html
+    assert "<em>em</em>" not in html and "<em>u</em>" not in html
+    assert "[l](javascript:alert(3))" in html  # the text survives, inert
+    assert "<b>x</b> &amp;amp;" in html.replace("&lt;", "<").replace("&gt;", ">")
+    assert "\\$x\\$" in md  # no math on GitHub either
+    assert html.count("<h1>") == 1 and "<h1># [l](javascript:alert(3))" in html
+    assert "<li>- nested [l](javascript:alert(3))</li>" in html  # not a nested list
+    assert "<li>12. not a list</li>" in html and '<ol start="12">' not in html
+
+
+def test_every_builder_takes_created_and_a_study_report_is_reproducible(study_dir):
+    first = report_from_study(study_dir, created=CREATED)
+    again = report_from_study(study_dir, created=CREATED)
+    assert first.created == CREATED and first.to_dict() == again.to_dict()
+    assert render_markdown(first) == render_markdown(again)
+    stats, *_ = _interval_inputs()
+    res = analyze(stats, seed=1, bootstrap_reps=49, methods=["cr2_bm", "wald_iid"])
+    assert report_from_interval(res, stats, source="x", created=CREATED).created == CREATED
+    diff = aggregate_arrays(np.repeat(list("abcd"), 3), np.tile([1.0, 0.0, -1.0], 4))
+    cmp = compare(diff, seed=0, bootstrap_reps=49, permutation_reps=49)
+    assert report_from_comparison(cmp, diff, source="x", created=CREATED).created == CREATED
+    sim = simulate_coverage(_census(), [5], reps=20, bootstrap_reps=29, seed=0).to_dict()
+    assert report_from_simulation(sim, source="x", created=CREATED).created == CREATED

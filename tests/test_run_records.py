@@ -74,7 +74,7 @@ def test_study_writes_report_manifest_and_registry_entry(corpus, tmp_path, capsy
         run.corpus_fingerprint
         == json.loads((out / "summary.json").read_text())["corpus_fingerprint"]
     )
-    assert str(corpus) in run.inputs and len(run.inputs[str(corpus)]) == 64
+    assert set(run.inputs) == {"corpus"} and len(run.inputs["corpus"]) == 64
     assert str(out / "records.parquet") in run.outputs
     assert set(run.results) == {"bm25", "tfidf"}
     assert run.wall_s > 0
@@ -201,3 +201,37 @@ def test_registry_off_records_nothing(table, tmp_path, monkeypatch):
     monkeypatch.setenv("RAGSTAT_REGISTRY", "off")
     assert main(["interval", str(table), "--json"]) == 0
     assert not (tmp_path / ".ragstat").exists()
+
+
+def test_a_failed_run_is_recorded_as_failed(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("query_id,doc_id,hit\nq1,d1,1\nq2,d1,nan\n")
+    out = tmp_path / "failed"
+    assert main(["interval", str(bad), "--out", str(out)]) == 2
+    (run,) = _registry().list()
+    assert run.status == "failed" and "NaN" in run.error
+    assert json.loads((out / "manifest.json").read_text())["status"] == "failed"
+
+
+def test_the_same_file_by_relative_and_absolute_path_is_the_same_run(
+    table, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(table.parent)
+    assert main(["interval", table.name, "--seed", "1", "--json"]) == 0
+    assert main(["interval", str(table.resolve()), "--seed", "1", "--json"]) == 0
+    b, a = (r.run_id for r in _registry().list())
+    diff = _diff_json(capsys, a, b)
+    assert diff["config"] == [] and diff["data"] == [] and diff["results"] == []
+
+
+def test_compare_counts_documents_lost_by_dropping(table, tmp_path, capsys):
+    frame = pd.read_parquet(table)
+    other = tmp_path / "other.parquet"
+    frame[frame["doc_id"] != "doc00"].to_parquet(other)
+    out = tmp_path / "cmp"
+    args = ["compare", str(table), str(other), "--on-missing", "drop", "--out", str(out), "--json"]
+    assert main(args) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["paired"]["pairing"]["documents_lost"] == 1
+    assert printed["K"] == 29
+    assert "documents with no matched query" in (out / "report.md").read_text()

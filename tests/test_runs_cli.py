@@ -174,3 +174,28 @@ def test_the_real_entry_point_turns_registry_errors_into_exit_2(registry, capsys
         "seed",
         "chunk_words",
     }
+
+
+def test_failed_runs_are_listed_with_their_status_and_shown_with_their_error(registry):
+    failed = _manifest(
+        "20260303-080000-dddddd",
+        "2026-03-03T08:00:00.123456+00:00",
+        3,
+        100,
+        0.0,
+        status="failed",
+        error="InputError: t.parquet: no column 'hit'",
+        results={},
+    )
+    Registry(registry).record(failed)
+    res = run("list", "--registry", str(registry))
+    assert res.exit_code == 0, res.output
+    first = res.output.splitlines()[1].split()
+    assert first[0] == failed.run_id and first[-1] == "failed"
+    res = run("show", "20260303", "--json", "--registry", str(registry))
+    data = json.loads(res.output)
+    assert data["status"] == "failed" and data["error"] == failed.error
+    assert Manifest.from_dict(data) == failed
+    text = run("show", "20260303", "--registry", str(registry)).output
+    assert "failed" in text
+    assert failed.error in text

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
-from ragstat.cli.runlog import headline, out_dir, recorded, write_json
+from ragstat.cli.runlog import absolute, headline, out_dir, recorded, write_json
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
 from ragstat.inference.paired import compare as compare_systems
@@ -52,13 +52,13 @@ def compare(
     _check(on_missing, permutation_reps)
     pair = o.parse_systems(systems)
     settings = dict(
-        a=str(a), b=None if b is None else str(b), systems=systems, cluster=cluster, score=score,
+        a=absolute(a), b=absolute(b), systems=systems, cluster=cluster, score=score,
         query_id=query_id, on_missing=on_missing, level=level, population=population,
         methods=methods, estimand=estimand, bootstrap_reps=bootstrap_reps,
         permutation_reps=permutation_reps, seed=seed, design=design, strata=strata,
-        population_file=None if population_file is None else str(population_file),
+        population_file=absolute(population_file),
     )  # fmt: skip
-    inputs = [p for p in (a, b, population_file) if p is not None]
+    inputs = {"a": a, "b": b, "population_file": population_file}
     with recorded("compare", settings, inputs=inputs, out=out and out_dir(out)) as log:
 
         def load(with_rows: bool):
@@ -99,7 +99,16 @@ def compare(
 
             source = f"{a}" + (f" vs {b}" if b else "")
             log.wrote(write_json(out / "result.json", result.to_dict()))
-            log.write_report(report_from_comparison(result, stats, source=source))
+            lost = table.pairing.documents_lost
+            log.write_report(
+                report_from_comparison(
+                    result,
+                    stats,
+                    source=source,
+                    created=log.started_at,
+                    excluded={"documents with no matched query (dropped)": lost} if lost else None,
+                )
+            )
     o.emit(result, as_json, lambda: _render(result, f"{a}" + (f" vs {b}" if b else "")))
 
 

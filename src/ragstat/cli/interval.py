@@ -8,14 +8,21 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
-from ragstat.cli.runlog import headline, out_dir, recorded, write_json
+from ragstat.cli.runlog import absolute, headline, out_dir, recorded, write_json
+from ragstat.engine import get_executor
 from ragstat.inference import METHODS
 from ragstat.inference.design_analysis import analyze_design
-from ragstat.records import aggregate_file, load_query_scores
+from ragstat.records import aggregate_path, load_query_scores
 
 
 def interval(
-    file: Annotated[Path, typer.Argument(help="Per-query table: .parquet, .csv, .tsv or .jsonl")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Per-query table (.parquet, .csv, .tsv, .jsonl), or a Parquet dataset: "
+            "a folder or a glob, aggregated file by file"
+        ),
+    ],
     cluster: o.Cluster = "doc_id",
     score: o.Score = "hit",
     level: o.Level = 0.95,
@@ -29,6 +36,9 @@ def interval(
     strata: o.Strata = None,
     population_file: o.PopulationFile = None,
     system: Annotated[str | None, typer.Option(help="Keep rows of this system only")] = None,
+    engine: o.Engine = "local",
+    scheduler: o.Scheduler = None,
+    workers: o.Workers = 1,
     out: o.OutDir = None,
     as_json: o.Json = False,
 ) -> None:
@@ -36,14 +46,15 @@ def interval(
     wanted = o.split(methods, METHODS, "methods")
     estimands = o.split(estimand, ("micro", "macro"), "estimand")
     settings = dict(
-        file=str(file), cluster=cluster, score=score, level=level, population=population,
+        file=absolute(file), cluster=cluster, score=score, level=level, population=population,
         methods=methods, estimand=estimand, bootstrap_reps=bootstrap_reps, seed=seed,
-        position=position, design=design, strata=strata, system=system,
-        population_file=None if population_file is None else str(population_file),
+        position=position, design=design, strata=strata, system=system, engine=engine,
+        population_file=absolute(population_file),
     )  # fmt: skip
-    inputs = [file] + ([population_file] if population_file else [])
+    inputs = {"file": file, "population_file": population_file}
     with recorded("interval", settings, inputs=inputs, out=out and out_dir(out)) as log:
-        report, stats, rows = _analyze(file, settings, wanted, estimands)
+        with get_executor(workers, engine, scheduler) as executor:
+            report, stats, rows = _analyze(file, settings, wanted, estimands, executor)
         log.config["seed"] = report.seed
         log.results = headline(report.to_dict())
         if out is not None:
@@ -52,18 +63,24 @@ def interval(
             log.wrote(write_json(out / "result.json", report.to_dict()))
             log.write_report(
                 report_from_interval(
-                    report, stats, source=str(file), design=design, query_scores=rows
+                    report,
+                    stats,
+                    source=str(file),
+                    design=design,
+                    query_scores=rows,
+                    created=log.started_at,
                 )
             )
     o.emit(report, as_json, lambda: _render(report, file))
 
 
-def _analyze(file: Path, a: dict, wanted, estimands):
+def _analyze(file: Path, a: dict, wanted, estimands, executor):
     cluster, score, system, design = a["cluster"], a["score"], a["system"], a["design"]
     strata, population = a["strata"], a["population"]
     population_file = a["population_file"] and Path(a["population_file"])
-    stats = aggregate_file(
+    stats = aggregate_path(
         file,
+        executor=executor,
         cluster=cluster,
         score=score,
         stratum=o.strata_column(strata),
@@ -79,7 +96,11 @@ def _analyze(file: Path, a: dict, wanted, estimands):
         population,
         a["bootstrap_reps"],
         stats,
-        lambda: load_query_scores(file, stats, cluster=cluster, score=score, system=system),
+        lambda: (
+            load_query_scores(file, stats, cluster=cluster, score=score, system=system)
+            if Path(file).is_file()
+            else None  # a dataset: the naive query bootstrap of non-0/1 scores is not run
+        ),
     )
     report = analyze_design(
         stats,

@@ -43,6 +43,20 @@ PopulationFile = Annotated[
     typer.Option(help="Population documents per stratum/type (columns stratum|type, M)"),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
+Engine = Annotated[
+    str,
+    typer.Option(help="local (this machine) or dask (a Dask cluster: pip install ragstat[dask])"),
+]
+Scheduler = Annotated[
+    str | None,
+    typer.Option(
+        help="Dask scheduler address (tcp://host:8786); default DASK_SCHEDULER_ADDRESS, "
+        "else a LocalCluster on 127.0.0.1",
+    ),
+]
+Workers = Annotated[
+    int, typer.Option(help="Local processes (engine local) or LocalCluster workers (dask)", min=1)
+]
 OutDir = Annotated[
     Path | None,
     typer.Option("--out", help="Folder for result.json, report.{json,md,html} and manifest.json"),

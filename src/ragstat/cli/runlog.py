@@ -13,14 +13,14 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragstat.errors import InputError
 
-__all__ = ["RunLog", "headline", "out_dir", "recorded", "write_json"]
+__all__ = ["RunLog", "absolute", "headline", "out_dir", "recorded", "write_json"]
 
 
 @dataclass
@@ -29,7 +29,7 @@ class RunLog:
 
     command: str
     config: dict
-    inputs: Sequence[Path] = ()
+    inputs: Mapping[str, Path] = field(default_factory=dict)
     out: Path | None = None
     corpus_fingerprint: str | None = None
     results: dict = field(default_factory=dict)
@@ -62,17 +62,18 @@ def out_dir(out: Path) -> Path:
 
 
 def headline(report: dict) -> dict:
-    """The numbers a registry diff compares: estimate and recommended interval per estimand."""
+    """The numbers a registry diff compares: per estimand, the estimate and the interval shown
+    first — the recommended method's, or the first computed clustered one if it was not run."""
     out = {}
     for name, est in report.get("estimands", {}).items():
-        rec = next(
-            (i for i in est.get("intervals", []) if i.get("method") == est.get("recommended")), {}
-        )
+        usable = [i for i in est.get("intervals", []) if i.get("available")]
+        best = [i for i in usable if i.get("method") == est.get("recommended")]
+        shown = (best or [i for i in usable if not i.get("naive")] or [{}])[0]
         out[name] = {
             "estimate": est.get("estimate"),
-            "method": est.get("recommended"),
-            "lower": rec.get("lower"),
-            "upper": rec.get("upper"),
+            "method": shown.get("method"),
+            "lower": shown.get("lower"),
+            "upper": shown.get("upper"),
         }
     return out
 
@@ -87,15 +88,17 @@ def write_json(path: Path, obj: dict) -> Path:
     return path
 
 
-def _input_hashes(inputs: Sequence[Path]) -> dict[str, str]:
+def _input_hashes(inputs: Mapping[str, Path]) -> dict[str, str]:
+    """sha256 of every input that exists, keyed by its role (file, corpus, a, b, …), so the
+    same data typed as a relative or an absolute path is the same data."""
     from ragstat.registry import file_sha256
 
-    out = {}
-    for path in inputs:
-        p = Path(path)
-        if p.exists():
-            out[str(p)] = file_sha256(p)
-    return out
+    return {role: file_sha256(p) for role, p in inputs.items() if p and Path(p).exists()}
+
+
+def absolute(path: Path | str | None) -> str | None:
+    """A path as recorded in a run's config: absolute, so runs from other folders compare."""
+    return None if path is None else str(Path(path).resolve())
 
 
 @contextmanager
@@ -103,20 +106,29 @@ def recorded(
     command: str,
     config: dict,
     *,
-    inputs: Sequence[Path] = (),
+    inputs: Mapping[str, Path | None] | None = None,
     out: Path | None = None,
 ) -> Iterator[RunLog]:
-    """Time the run; on success write ``manifest.json`` (if ``out``) and record it."""
+    """Time the run; write ``manifest.json`` (if ``out``) and record it — a failed run too,
+    with status "failed" and the error, before the error goes on to the user."""
     from ragstat.registry import new_run_id, utc_now
 
     run_id = new_run_id()
     started = utc_now()
-    log = RunLog(command, dict(config), inputs, out, run_id=run_id, started_at=started)
-    yield log
+    log = RunLog(command, dict(config), dict(inputs or {}), out, run_id=run_id, started_at=started)
+    try:
+        yield log
+    except BaseException as exc:
+        if not isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            try:
+                _finish(log, error=f"{type(exc).__name__}: {exc}")
+            except Exception as also:  # the run's own error is the one to report
+                print(f"ragstat: warning: failed run not recorded: {also}", file=sys.stderr)
+        raise
     _finish(log)
 
 
-def _finish(log: RunLog) -> None:
+def _finish(log: RunLog, error: str | None = None) -> None:
     from ragstat.registry import (
         Manifest,
         RegistryError,
@@ -141,11 +153,13 @@ def _finish(log: RunLog) -> None:
         versions=package_versions(),
         started_at=log.started_at,
         wall_s=round(time.perf_counter() - log.t0, 3),
+        status="failed" if error else "ok",
+        error=error,
     )
-    if log.out is not None:
-        write_manifest(manifest, log.out)
     try:
+        if log.out is not None:
+            write_manifest(manifest, log.out)
         record_run(manifest)
-    except RegistryError as exc:
+    except (RegistryError, OSError) as exc:
         reason = str(exc).removesuffix("; not recorded")
         print(f"ragstat: warning: run {log.run_id} not recorded: {reason}", file=sys.stderr)

@@ -133,6 +133,8 @@ def manifest_lines(m: Manifest) -> list[str]:
         "seed": "—" if m.seed is None else str(m.seed),
         "corpus": m.corpus_fingerprint or "—",
     }
+    if m.error:
+        head["error"] = m.error
     width = max(len(k) for k in head)
     lines = [f"{k.ljust(width)}  {v}" for k, v in head.items()]
     lines += _section("inputs", m.inputs)

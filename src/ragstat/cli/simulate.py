@@ -11,7 +11,8 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
-from ragstat.cli.runlog import out_dir, recorded, write_json
+from ragstat.cli.runlog import absolute, out_dir, recorded, write_json
+from ragstat.engine import get_executor
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
 
@@ -52,7 +53,9 @@ def simulate(
     ] = 999,
     fpc: Annotated[bool, typer.Option("--fpc", help="Apply the finite correction 1 − K/M")] = False,
     seed: Annotated[int, typer.Option(help="Seed of the whole simulation", min=0)] = 0,
-    workers: Annotated[int, typer.Option(help="Local processes")] = 1,
+    workers: o.Workers = 1,
+    engine: o.Engine = "local",
+    scheduler: o.Scheduler = None,
     cluster: o.Cluster = "doc_id",
     score: o.Score = "hit",
     system: Annotated[str | None, typer.Option(help="Rows of this system/retriever only")] = None,
@@ -75,35 +78,52 @@ def simulate(
         level=level,
         bootstrap_reps=bootstrap_reps,
         seed=seed,
-        workers=workers,
         fpc=fpc,
         types=types,
     )
     if (census is None) == (not from_study):
         raise InputError("give a CENSUS file or one or more --from-study folders")
     settings = {
-        "census": None if census is None else str(census),
-        "from_study": [str(f) for f in from_study or []],
+        "census": absolute(census),
+        "from_study": [absolute(f) for f in from_study or []],
         "k": ks,
-        **{key: v for key, v in opts.items() if key != "workers"},
+        **opts,
         "cluster": cluster,
         "score": score,
         "strata": strata,
         "system": system,
+        "engine": engine,
     }
-    inputs = [census] if census is not None else [Path(f) / "records.parquet" for f in from_study]
+    inputs = (
+        {"census": census}
+        if census is not None
+        else {f"study{i}": Path(f) / "records.parquet" for i, f in enumerate(from_study)}
+    )
     folder_out = out_folder and out_dir(out_folder)
     with recorded("simulate", settings, inputs=inputs, out=folder_out) as log:
-        with _progress(not as_json and sys.stderr.isatty()) as tick:
+        with (
+            _progress(not as_json and sys.stderr.isatty()) as tick,
+            get_executor(workers, engine, scheduler) as executor,
+        ):
             opts["progress"] = tick
-            out = _simulate(census, from_study, ks, opts, cluster, score, strata, system)
+            opts["executor"] = executor
+            out, pops = _simulate(census, from_study, ks, opts, cluster, score, strata, system)
         log.results = _headline(out)
         if folder_out is not None:
             from ragstat.report import report_from_simulation
 
             source = str(census) if census is not None else ", ".join(map(str, from_study))
             log.wrote(write_json(folder_out / "result.json", out))
-            log.write_report(report_from_simulation(out, source=source))
+            log.write_report(
+                report_from_simulation(
+                    out,
+                    source=source,
+                    created=log.started_at,
+                    census=pops[0] if census is not None else pops,
+                    score=score if census is not None else (score if score != "hit" else "hit1"),
+                    types=types,
+                )
+            )
     if as_json:
         typer.echo(json.dumps(out, ensure_ascii=False))
     else:
@@ -112,20 +132,23 @@ def simulate(
         print_coverage(out)
 
 
-def _simulate(census, from_study, ks, opts, cluster, score, strata, system) -> dict:
+def _simulate(census, from_study, ks, opts, cluster, score, strata, system) -> tuple[dict, list]:
+    """The simulation's JSON object and the census (one per study) it drew from."""
     from ragstat.simulation import load_census, simulate_coverage, study_census
 
     if census is not None:
         pop = load_census(census, cluster=cluster, score=score, stratum=strata, system=system)
-        return simulate_coverage(pop, ks, **opts).to_dict()
+        return simulate_coverage(pop, ks, **opts).to_dict(), [pop]
     out: dict = {"studies": []}
+    pops = []
     for folder in from_study:
         name = score if score != "hit" else "hit1"
         pop, info = study_census(folder, score=name, system=system)
         rep = simulate_coverage(pop, ks, **opts).to_dict()
         info["expected_chunks_per_sample"] = {str(x): x * float(pop.n.mean()) for x in ks}
         out["studies"].append({**info, **rep})
-    return out
+        pops.append(pop)
+    return out, pops
 
 
 def _headline(out: dict) -> dict:

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
-from ragstat.cli.runlog import headline, out_dir, recorded
+from ragstat.cli.runlog import absolute, headline, out_dir, recorded
 from ragstat.corpus.loaders import load_corpus
 
 Retrievers = Annotated[str, typer.Option(help="Comma-separated: bm25, tfidf, dense, rrf")]
@@ -61,8 +61,9 @@ def _run(
     config = StudyConfig(**config)
     out = out_dir(out)
     show = not quiet and not as_json and sys.stderr.isatty()
-    settings = {"corpus": corpus_name, **config.to_dict(), "seed": seed, "strata": strata}
-    inputs = [Path(corpus_name)] if corpus_name != "demo" else []
+    name = corpus_name if corpus_name == "demo" else absolute(corpus_name)
+    settings = {"corpus": name, **config.to_dict(), "seed": seed, "strata": strata}
+    inputs = {"corpus": Path(corpus_name)} if corpus_name != "demo" else {}
     with recorded(command, settings, inputs=inputs, out=out) as log:
         corpus = load_corpus(corpus_name)
         log.corpus_fingerprint = corpus.fingerprint
@@ -72,7 +73,7 @@ def _run(
             summary = write_study(study, out, seed=seed, strata=strata)
             log.wrote(*(out / f for f in (*summary["files"].values(), "summary.json")))
             say("report")
-            log.write_report(report_from_study(out))
+            log.write_report(report_from_study(out, created=log.started_at))
         log.results = {
             name: {"hit1": headline(r["hit1"])} for name, r in summary["retrievers"].items()
         }

@@ -1,32 +1,71 @@
-"""Local executors: serial (1 worker) and a process pool (several)."""
+"""Local executors: serial (1 worker) and a process pool (several); ``get_executor`` picks one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Protocol, TypeVar
 
 import numpy as np
 
-from ragstat.errors import InputError
+from ragstat.errors import InputError, RagstatError
 
-__all__ = ["Executor", "ProcessExecutor", "SerialExecutor", "get_executor", "spawn_seeds"]
+__all__ = [
+    "ENGINES",
+    "EngineError",
+    "Executor",
+    "ProcessExecutor",
+    "SerialExecutor",
+    "blocks_of",
+    "get_executor",
+    "spawn_seeds",
+]
+
+#: Engine names accepted by ``get_executor`` and the CLI's ``--engine``.
+ENGINES = ("local", "dask")
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
+class EngineError(RagstatError):
+    """The execution engine cannot run the work (scheduler unreachable, worker misconfigured)."""
+
+
 class Executor(Protocol):
+    """Maps a function over batched tasks; a context manager (``close`` frees the workers)."""
+
     workers: int
 
     def map(
         self, fn: Callable[[T], R], tasks: Sequence[T], on_done: Callable[[], None] | None = None
     ) -> list[R]:
-        """``[fn(t) for t in tasks]``, in task order; ``on_done`` after each task (progress)."""
+        """``[fn(t) for t in tasks]``, in task order; ``on_done`` after each task (progress).
+
+        An exception raised by ``fn`` propagates with its own type.
+        """
         ...
 
+    def close(self) -> None: ...
 
-class SerialExecutor:
+    def __enter__(self) -> Executor: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class _NoopClose:
+    def close(self) -> None:
+        """Nothing to free: the pool (if any) lives only for the duration of each ``map``."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SerialExecutor(_NoopClose):
     workers = 1
 
     def map(self, fn, tasks, on_done=None):
@@ -38,7 +77,7 @@ class SerialExecutor:
         return out
 
 
-class ProcessExecutor:
+class ProcessExecutor(_NoopClose):
     """A pool of local processes; ``fn`` and the tasks must be picklable."""
 
     def __init__(self, workers: int) -> None:
@@ -54,10 +93,29 @@ class ProcessExecutor:
         return out
 
 
-def get_executor(workers: int = 1) -> Executor:
-    """Serial for one worker, a process pool for more."""
+def get_executor(
+    workers: int = 1,
+    engine: str = "local",
+    scheduler: str | None = None,
+    *,
+    scratch: Path | None = None,
+    connect_timeout: float = 10.0,
+) -> Executor:
+    """An executor for ``engine``: ``local`` (serial for one worker, else a process pool) or
+    ``dask`` (see :func:`ragstat.engine.dask.dask_executor` for the scheduler and ``workers``).
+
+    Use it as a context manager so that a Dask cluster started here is shut down.
+    """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be a positive whole number, got {workers!r}")
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
+    if engine == "dask":
+        from ragstat.engine.dask import dask_executor
+
+        return dask_executor(workers, scheduler, scratch=scratch, connect_timeout=connect_timeout)
+    if scheduler is not None:
+        raise InputError("--scheduler applies to --engine dask only")
     return SerialExecutor() if workers == 1 else ProcessExecutor(workers)
 
 

@@ -30,6 +30,7 @@ class Pairing:
     only_a: int
     only_b: int
     on_missing: str
+    documents_lost: int = 0  # documents none of whose queries matched (dropped whole)
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -83,7 +84,9 @@ def _keyed(con, label: str, cols: Columns) -> None:
         )
 
 
-def _match(con, labels: tuple[str, str], cols: Columns, on_missing: str) -> tuple[int, int, int]:
+def _match(
+    con, labels: tuple[str, str], cols: Columns, on_missing: str
+) -> tuple[int, int, int, int]:
     label = f"{labels[0]} vs {labels[1]}"
     _keyed(con, label, cols)
     counts = []
@@ -111,7 +114,16 @@ def _match(con, labels: tuple[str, str], cols: Columns, on_missing: str) -> tupl
     (matched,) = duck.run(con, label, "SELECT count(*) FROM KA JOIN KB USING (__qid)").fetchone()
     if matched == 0:
         raise InputError("the two systems share no query ids")
-    return matched, counts[0], counts[1]
+    lost = 0
+    if any(counts):
+        (lost,) = duck.run(
+            con,
+            label,
+            f"SELECT count(*) FROM (SELECT CAST({d} AS VARCHAR) AS d FROM KA UNION "
+            f"SELECT CAST({d} AS VARCHAR) FROM KB) AS alld WHERE d NOT IN "
+            f"(SELECT CAST(KA.{d} AS VARCHAR) FROM KA JOIN KB USING (__qid))",
+        ).fetchone()
+    return matched, counts[0], counts[1], int(lost)
 
 
 def pair_files(
@@ -143,7 +155,7 @@ def pair_files(
             duck.validate(con, label, view, cols)
             for view, label in zip(("A", "B"), labels, strict=True)
         )
-        matched, only_a, only_b = _match(con, labels, cols, on_missing)
+        matched, only_a, only_b, lost = _match(con, labels, cols, on_missing)
         q, y = ident(query_id), ident(score)
         extra = "".join(f", KA.{ident(c)}" for c in (cluster, stratum, position) if c)
         duck.run(
@@ -160,5 +172,7 @@ def pair_files(
         rows = duck.fetch_scores(con, label, "pairs", cols, stats) if with_rows else None
     finally:
         con.close()
-    pairing = Pairing((str(names[0]), str(names[1])), int(matched), only_a, only_b, on_missing)
+    pairing = Pairing(
+        (str(names[0]), str(names[1])), int(matched), only_a, only_b, on_missing, lost
+    )
     return PairedTable(stats=stats, pairing=pairing, query_scores=rows)

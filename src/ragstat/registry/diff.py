@@ -2,7 +2,8 @@
 
 Nested dicts are flattened to dotted keys (``bm25.hit1_micro``). Run ids, argv,
 timestamps, wall time and output paths are never compared: they differ between
-any two runs and say nothing about why the results differ.
+any two runs and say nothing about why the results differ. A failed run's ``error``
+is compared only when the two statuses differ.
 """
 
 from __future__ import annotations
@@ -116,13 +117,23 @@ def _changes(a: Mapping, b: Mapping) -> tuple[Change, ...]:
     return tuple(Change(k, fa.get(k), fb.get(k)) for k in keys if not _same(fa.get(k), fb.get(k)))
 
 
+def _outcome(m: Manifest, other_status: str) -> dict:
+    """``results`` and ``status`` of ``m``, with its ``error`` when the other run's status
+    differs."""
+    out = {**m.results, "status": m.status}
+    if m.status != other_status:
+        out["error"] = m.error
+    return out
+
+
 def diff_runs(a: Manifest, b: Manifest) -> RunDiff:
     """The differences between two manifests, section by section.
 
     - config: ``config`` (the seed lives there; the manifest's own ``seed`` is compared
       only when neither config holds one), and ``command`` when the verbs differ;
     - data: ``corpus_fingerprint`` and the input hashes (``inputs.<path>``);
-    - results: ``results`` and ``status``;
+    - results: ``results`` and ``status``, and ``error`` only when the statuses differ
+      (two failed runs with differently worded errors are not a difference);
     - versions: ``versions``.
     """
     if not isinstance(a, Manifest) or not isinstance(b, Manifest):
@@ -138,6 +149,6 @@ def diff_runs(a: Manifest, b: Manifest) -> RunDiff:
             {"corpus_fingerprint": a.corpus_fingerprint, "inputs": a.inputs},
             {"corpus_fingerprint": b.corpus_fingerprint, "inputs": b.inputs},
         ),
-        results=_changes({**a.results, "status": a.status}, {**b.results, "status": b.status}),
+        results=_changes(_outcome(a, b.status), _outcome(b, a.status)),
         versions=_changes(a.versions, b.versions),
     )

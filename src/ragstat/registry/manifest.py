@@ -35,6 +35,8 @@ __all__ = [
 ]
 
 MANIFEST_NAME = "manifest.json"
+#: Fields a manifest written by an older ragstat may lack (their defaults apply).
+_OPTIONAL = ("status", "error")
 _BLOCK = 1 << 20
 # Distribution names as pip knows them; only the installed ones are reported.
 _PACKAGES = (
@@ -176,7 +178,8 @@ class Manifest:
 
     ``config`` holds the normalised options that define the run (seed, chunk size …,
     not output paths or display flags); ``inputs`` maps input path → sha256;
-    ``results`` holds a few headline numbers.
+    ``results`` holds a few headline numbers. ``status`` is ``"ok"`` or ``"failed"``;
+    a failed run keeps its ``error`` text (None for a run that succeeded).
     """
 
     run_id: str
@@ -192,6 +195,7 @@ class Manifest:
     started_at: str
     wall_s: float
     status: str = "ok"
+    error: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("run_id", "command", "started_at", "status"):
@@ -200,6 +204,8 @@ class Manifest:
                 raise InputError(f"manifest {name} must be a non-empty string, got {value!r}")
         if any(c.isspace() for c in self.run_id):
             raise InputError(f"manifest run_id must not contain spaces, got {self.run_id!r}")
+        if self.error is not None and not isinstance(self.error, str):
+            raise InputError(f"manifest error must be a string or None, got {self.error!r}")
         fp = self.corpus_fingerprint
         if fp is not None and not isinstance(fp, str):
             raise InputError(f"manifest corpus_fingerprint must be a string or None, got {fp!r}")
@@ -235,7 +241,7 @@ class Manifest:
         if not isinstance(data, Mapping):
             raise InputError(f"a manifest must be a JSON object, got {type(data).__name__}")
         names = [f.name for f in fields(cls)]
-        missing = [n for n in names if n not in data and n != "status"]
+        missing = [n for n in names if n not in data and n not in _OPTIONAL]
         if missing:
             raise InputError(f"manifest lacks {', '.join(missing)}")
         return cls(**{n: data[n] for n in names if n in data})

@@ -16,6 +16,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, contextmanager, suppress
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ragstat.errors import InputError, RagstatError
@@ -41,14 +42,26 @@ SCHEMA_VERSION = 1
 APPLICATION_ID = 0x52475354  # "RGST": marks the file as a ragstat registry
 _HEADER = b"SQLite format 3\x00"
 _JSON = ("argv", "config", "inputs", "outputs", "results", "versions")
-_PLAIN = ("run_id", "command", "started_at", "wall_s", "status", "seed", "corpus_fingerprint")
+_PLAIN = (
+    "run_id",
+    "command",
+    "started_at",
+    "wall_s",
+    "status",
+    "seed",
+    "corpus_fingerprint",
+    "error",
+)
 _COLUMNS = _PLAIN + _JSON
+#: Columns added to schema 1 after its first release: nullable, so a registry without them
+#: still reads (as None) and gains them on the next record; older ragstat ignores them.
+_ADDED = {"error": "TEXT"}
 _SCHEMA = (
     """CREATE TABLE runs (
         run_id TEXT PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL,
         wall_s REAL NOT NULL, status TEXT NOT NULL, seed INTEGER, corpus_fingerprint TEXT,
         argv TEXT NOT NULL, config TEXT NOT NULL, inputs TEXT NOT NULL, outputs TEXT NOT NULL,
-        results TEXT NOT NULL, versions TEXT NOT NULL
+        results TEXT NOT NULL, versions TEXT NOT NULL, error TEXT
     )""",
     "CREATE INDEX runs_by_time ON runs (started_at)",
     f"PRAGMA application_id = {APPLICATION_ID}",
@@ -60,6 +73,30 @@ _UPSERT = (
 )
 _NOT_RECORDED = "; the run's outputs are intact; not recorded"
 _FIX = f"move it away or point --registry / {REGISTRY_ENV} to another file"
+
+
+#: Rows fetched per query by `Registry.list` (under SQLite's bound-parameter limit).
+_BATCH = 500
+
+
+def _instant(started_at: object) -> tuple[int, float, str]:
+    """Sort key of a start time: the UTC instant; a time that does not parse sorts oldest."""
+    text = str(started_at)
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return (0, 0.0, text)
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    return (1, t.timestamp(), "")
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The nearest existing ancestor of ``folder`` (itself included) that is not a folder."""
+    for p in (folder, *folder.parents):
+        if p.exists() or p.is_symlink():
+            return None if p.is_dir() else p
+    return None
 
 
 class RegistryError(RagstatError):
@@ -145,6 +182,7 @@ class Registry:
             self._run(con, "BEGIN IMMEDIATE", write=True)
             try:
                 self._check_schema(con, create=True)
+                self._add_columns(con)
                 self._run(con, _UPSERT, row, write=True)
                 self._run(con, "COMMIT", write=True)
             finally:
@@ -153,17 +191,29 @@ class Registry:
                         con.rollback()
 
     def list(self, limit: int | None = None) -> list[Manifest]:
-        """Recorded runs, newest first (at most ``limit``)."""
+        """Recorded runs, newest first (at most ``limit``).
+
+        Newest by start time (parsed, so any UTC offset or precision compares as an
+        instant), then by insertion order (SQLite rowid): runs that started in the same
+        instant come newest-recorded first; runs whose time does not parse come last.
+        """
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
             raise InputError(f"limit must be a whole number, got {limit!r}")
         if limit is not None and limit < 0:
             raise InputError(f"limit must be ≥ 0, got {limit}")
-        sql = f"SELECT {', '.join(_COLUMNS)} FROM runs ORDER BY started_at DESC, run_id DESC"
-        params: tuple = ()
-        if limit is not None:
-            sql += " LIMIT ?"
-            params = (limit,)
-        return [self._manifest(r) for r in self._read(sql, params)]
+        keys = self._read("SELECT rowid, started_at FROM runs", ())
+        order = sorted(keys, key=lambda r: (_instant(r["started_at"]), r["rowid"]), reverse=True)
+        rowids = [r["rowid"] for r in order[:limit]]
+        if not rowids:
+            return []
+        rows = {}
+        for start in range(0, len(rowids), _BATCH):
+            chunk = rowids[start : start + _BATCH]
+            sql = (
+                f"SELECT rowid, {{cols}} FROM runs WHERE rowid IN ({', '.join('?' for _ in chunk)})"
+            )
+            rows.update((r["rowid"], r) for r in self._read(sql, tuple(chunk)))
+        return [self._manifest(rows[i]) for i in rowids if i in rows]
 
     def get(self, id_or_prefix: str) -> Manifest:
         """The run whose id is ``id_or_prefix`` or the only one starting with it."""
@@ -172,11 +222,10 @@ class Registry:
             raise RegistryError(
                 "give a run id (or a unique prefix of one); see `ragstat runs list`"
             )
-        cols = ", ".join(_COLUMNS)
-        rows = self._read(f"SELECT {cols} FROM runs WHERE run_id = ?", (key,))
+        rows = self._read("SELECT {cols} FROM runs WHERE run_id = ?", (key,))
         if not rows:
             rows = self._read(
-                f"SELECT {cols} FROM runs WHERE substr(run_id, 1, ?) = ? ORDER BY run_id",
+                "SELECT {cols} FROM runs WHERE substr(run_id, 1, ?) = ? ORDER BY run_id",
                 (len(key), key),
             )
         if not rows:
@@ -198,12 +247,18 @@ class Registry:
     # -- plumbing ---------------------------------------------------------------------------
 
     def _prepare_folder(self) -> None:
+        parent = self.path.parent
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            blocker = _file_in_the_way(parent)
+            why = (
+                f"{blocker} is a file, not a folder"
+                if blocker is not None
+                else (exc.strerror or str(exc))
+            )
             raise RegistryError(
-                f"cannot create the folder of registry {self.path}: {exc.strerror or exc}"
-                f"{_NOT_RECORDED}"
+                f"cannot create the folder of registry {self.path}: {why}{_NOT_RECORDED}"
             ) from exc
 
     def _check_file(self) -> bool:
@@ -219,7 +274,9 @@ class Registry:
         except FileNotFoundError:
             return False
         except OSError as exc:
-            raise RegistryError(f"cannot read registry {self.path}: {exc.strerror or exc}") from exc
+            blocker = _file_in_the_way(self.path.parent)
+            why = f"{blocker} is a file, not a folder" if blocker else (exc.strerror or str(exc))
+            raise RegistryError(f"cannot read registry {self.path}: {why}") from exc
         if head and head != _HEADER:
             raise RegistryError(
                 f"{self.path} is not a ragstat registry (not a SQLite database); "
@@ -249,13 +306,29 @@ class Registry:
             raise self._error(exc, write) from exc
 
     def _read(self, sql: str, params: tuple) -> list[sqlite3.Row]:
+        """Rows of ``sql``; ``{cols}`` in it stands for every manifest column (a column this
+        registry predates reads as NULL)."""
         try:
             with self._connect(write=False) as con:
                 if not self._check_schema(con, create=False):
                     return []
+                if "{cols}" in sql:
+                    have = self._columns(con)
+                    cols = ", ".join(c if c in have else f"NULL AS {c}" for c in _COLUMNS)
+                    sql = sql.replace("{cols}", cols)
                 return self._run(con, sql, params)
         except FileNotFoundError:
             return []
+
+    def _columns(self, con: sqlite3.Connection, write: bool = False) -> set[str]:
+        return {r[1] for r in self._run(con, "PRAGMA table_info(runs)", write=write)}
+
+    def _add_columns(self, con: sqlite3.Connection) -> None:
+        """Add the columns schema 1 gained later (inside the caller's write transaction)."""
+        have = self._columns(con, write=True)
+        for name, kind in _ADDED.items():
+            if name not in have:
+                self._run(con, f"ALTER TABLE runs ADD COLUMN {name} {kind}", write=True)
 
     def _check_schema(self, con: sqlite3.Connection, create: bool) -> bool:
         """Whether the registry's tables exist (created when ``create``); errors for foreign files."""

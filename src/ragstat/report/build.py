@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 import numpy as np
@@ -69,7 +69,10 @@ def _common(
         raise InputError(f"the DocStats have {stats.K} documents but the result has {report.K}")
     name = report.design.name
     blocks = parts.blocks_from_report(subject, report)
-    doc = parts.doc_summary(subject, stats, report.diagnostics)
+    notes: list[str] = []
+    if name != "srs":
+        blocks, notes = _with_naive(blocks, stats, report.level)
+    doc = parts.doc_summary(subject, stats, report.diagnostics, difference=paired is not None)
     estimands = tuple(report.estimands)
     design = cl.design_text(report.design, name, report.population)
     reps = _bootstrap_reps(report)
@@ -79,6 +82,7 @@ def _common(
         iv = blocks[0].honest if blocks else None
         two = parts.two_stage(subject, stats, None if res is None else res.estimate, iv)
     acf = acf or parts.lag1_only(subject, doc, stats.lag is not None)
+    weights = parts.design_weights(stats, report.design)
     fields = dict(
         level=report.level,
         score=report.score,
@@ -86,7 +90,7 @@ def _common(
         estimands=estimands,
         results=blocks,
         docs=(doc,),
-        histograms=(parts.histogram(subject, stats, span),),
+        histograms=(parts.histogram(subject, stats, span, weights=weights),),
         strata_field="stratum" if stats.stratum is not None else None,
         strata=parts.stratum_rows(subject, stats, report.level),
         two_stage=two,
@@ -96,6 +100,7 @@ def _common(
         seed=report.seed,
         bootstrap_reps=reps,
         warnings=tuple(report.warnings),
+        notes=tuple(notes),
         generator=_generator(),
     )
     items = cl.interval_checklist(
@@ -107,8 +112,33 @@ def _common(
         seed=report.seed,
         leftout=leftout,
         paired=paired,
+        design_info=report.design,
     )
     return _Common(blocks, fields, items)
+
+
+def _with_naive(
+    blocks: tuple[EstimandBlock, ...], stats: DocStats, level: float
+) -> tuple[tuple[EstimandBlock, ...], list[str]]:
+    """Design-based blocks with the naive iid interval added for contrast (the design-based
+    analysis computes none): micro and the type mean get the pooled query rate's, macro the
+    unweighted mean of rates'."""
+    if all(b.naive_interval is not None for b in blocks):
+        return blocks, []
+    naive = parts.naive_iid(stats, level)
+    out = []
+    for b in blocks:
+        row = naive.get("macro" if b.estimand == "macro" else "micro")
+        if b.naive_interval is None and row is not None:
+            b = replace(b, intervals=(*b.intervals, replace(row, estimand=b.estimand)))
+        out.append(b)
+    note = (
+        "The design-based analysis computes no naive interval; the report adds the naive iid "
+        "Wald interval (queries as independent, unweighted: the pooled query rate for micro "
+        "and the type mean, the plain mean of document rates for macro) for contrast only. "
+        "Its centre is the unweighted sample value, not the design's estimate."
+    )
+    return tuple(out), [note]
 
 
 def _acf_from_rows(

@@ -96,10 +96,21 @@ def _caption(key: str, report: Report) -> str:
     level = f"{100 * report.level:g} %"
     if key == "T1":
         h = report.histograms[0]
+        if h.weighted:
+            lines = (
+                "lines: the design's estimates, micro by the combined ratio Σ w s / Σ w n and "
+                "macro by the stratified mean of rates (w = M_h / K_h); the histogram counts "
+                "sampled documents, unweighted"
+            )
+        elif report.design == "two-stage" and report.kind != "simulation":
+            lines = (
+                "lines: the sample's unweighted micro R and macro r̄ (the two-stage target is in T4)"
+            )
+        else:
+            lines = "lines: micro R and macro r̄"
         return (
             f"Histogram of the per-document rates r_d = s_d / n_d (strip below: one mark per "
-            f"document); lines: micro R and macro r̄. K = {h.K:,} documents, N = {h.N:,} "
-            "queries."
+            f"document); {lines}. K = {h.K:,} documents, N = {h.N:,} queries."
         )
     if key == "T2":
         groups = len({r.stratum for r in report.strata})
@@ -126,8 +137,9 @@ def _caption(key: str, report: Report) -> str:
         if report.kind == "simulation":
             return "Mean interval width per method and K over the simulated samples."
         return (
-            f"Width of each {level} interval; blue: the recommended (honest) interval, red: "
-            "the naive iid interval that treats queries as independent."
+            f"Width of each {level} interval; blue: the interval shown in the summary (the "
+            "recommended one when computed), red: the naive iid interval that treats queries "
+            "as independent."
         )
     return (
         "Autocorrelation of within-document residuals y − r_d between queries 1..L apart in "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 from ragstat.report.fmt import ESTIMAND_LABELS
 from ragstat.report.model import Report
@@ -11,11 +12,29 @@ from ragstat.report.views import Table, summary_table, tables
 __all__ = ["escape", "header_facts", "render_markdown"]
 
 
+#: Markdown punctuation backslash-escaped everywhere (CommonMark allows escaping any ASCII
+#: punctuation): emphasis, code, links and images, headings, tables, math, strikethrough.
+_PUNCT = re.compile(r"([\\`*_\[\](){}#!|$~])")
+#: A list marker or setext underline at the start of the text (e.g. a list item's text).
+_LEAD = re.compile(r"^(\s*)(-+|\++|=+|\d{1,9}(?=[.)]))([.)]?)(?=\s|$)")
+
+
+def _lead(m: re.Match) -> str:
+    """``- x`` → ``\\- x``; ``12. x`` → ``12\\. x`` (a backslash escapes punctuation only)."""
+    space, mark, dot = m.groups()
+    if dot:
+        return f"{space}{mark}\\{dot}"
+    return f"{space}\\{mark}"
+
+
 def escape(text: object) -> str:
-    """Text safe in a Markdown paragraph or table cell: no raw HTML, no column breaks."""
-    s = html.escape(str(text), quote=False)
-    s = s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-    return " ".join(s.splitlines())
+    """Text safe in a Markdown paragraph, list item or table cell: Markdown punctuation
+    backslash-escaped (no links, images, emphasis, code or math from user text), ``&``,
+    ``<`` and ``>`` as entities (no raw HTML), one line (no column or block breaks)."""
+    s = " ".join(str(text).splitlines())
+    s = _PUNCT.sub(r"\\\1", s)
+    s = _LEAD.sub(_lead, s)
+    return html.escape(s, quote=False)
 
 
 def header_facts(report: Report) -> list[tuple[str, str]]:

@@ -124,11 +124,18 @@ class DocSummary:
     lag1: float | None = None
     binary: bool = True
     scored: int | None = None
+    #: Share of documents whose rate is −1 (set for a paired difference y_A − y_B only).
+    share_neg1: float | None = None
 
 
 @dataclass(frozen=True)
 class RateHistogram:
-    """T1: distribution of per-document rates (``rates`` kept for a strip when K is small)."""
+    """T1: distribution of per-document rates (``rates`` kept for a strip when K is small).
+
+    ``micro`` and ``macro`` are the lines drawn; ``weighted`` says they are the design's
+    estimates (stratified: combined ratio and stratified mean, w = M_h / K_h) rather than
+    the sample's unweighted values.
+    """
 
     subject: str
     K: int
@@ -139,6 +146,7 @@ class RateHistogram:
     counts: tuple[int, ...]
     rates: tuple[float, ...] = ()
     sizes: tuple[int, ...] = ()
+    weighted: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,6 +237,10 @@ class SimulationInfo:
     chunk_words: int | None = None
     retriever: str | None = None
     documents: int | None = None
+    #: Two-stage: types drawn per sample (each sample: ``types`` types × up to k documents).
+    types: int | None = None
+    #: The estimands simulated for this census.
+    estimands: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 import scipy.stats as sps
@@ -11,6 +12,7 @@ import scipy.stats as sps
 from ragstat.inference.diagnostics import chunk_distribution
 from ragstat.inference.results import (
     NAIVE_METHODS,
+    DesignInfo,
     Diagnostics,
     EstimandResult,
     Interval,
@@ -29,17 +31,23 @@ from ragstat.report.model import (
 )
 
 __all__ = [
+    "NAIVE_CONTRAST",
     "acf_by_lag",
     "blocks_from_dict",
     "blocks_from_report",
+    "design_weights",
     "doc_summary",
+    "extreme_shares",
     "finite",
     "histogram",
     "lag1_only",
+    "naive_iid",
     "stratum_rows",
     "two_stage",
 ]
 
+#: How a report marks the naive interval it computed itself (design-based analyses have none).
+NAIVE_CONTRAST = "naive iid (queries as independent, unweighted) — contrast only"
 #: Per-document rates are kept (for the strip of T1) up to this many documents.
 STRIP_MAX = 2_000
 BINS = 20
@@ -115,11 +123,17 @@ def blocks_from_dict(subject: str, data: Mapping) -> tuple[EstimandBlock, ...]:
 
 
 def doc_summary(
-    subject: str, stats: DocStats, d: Diagnostics, *, scored: int | None = None
+    subject: str,
+    stats: DocStats,
+    d: Diagnostics,
+    *,
+    scored: int | None = None,
+    difference: bool = False,
 ) -> DocSummary:
     """Chunks per document and shares at 0 and 1 of ``stats``, with the diagnostics ``d``.
 
-    ``scored``: queries actually scored when ``stats`` are expanded from a sample.
+    ``scored``: queries actually scored when ``stats`` are expanded from a sample;
+    ``difference``: ``stats`` hold paired differences y_A − y_B (the share at −1 is kept too).
     """
     n, r = stats.n, stats.r
     _, cv, _, top10 = chunk_distribution(n)
@@ -141,14 +155,62 @@ def doc_summary(
         lag1=finite(d.lag1_autocorrelation),
         binary=bool(stats.binary),
         scored=scored,
+        share_neg1=float(np.mean(r == -1)) if difference else None,
     )
 
 
+def extreme_shares(r: np.ndarray) -> tuple[float, float, float]:
+    """Shares of documents whose (difference) rate is −1, 0 and +1."""
+    r = np.asarray(r, dtype=np.float64)
+    return float(np.mean(r == -1)), float(np.mean(r == 0)), float(np.mean(r == 1))
+
+
+def design_weights(stats: DocStats, design: DesignInfo) -> np.ndarray | None:
+    """Stratified design weights w_d = M_h / K_h (None for any other design)."""
+    if design.name != "stratified" or stats.stratum is None or not design.groups:
+        return None
+    per = {
+        g: m / k
+        for g, k, m in zip(design.groups, design.sampled, design.population, strict=True)
+        if k > 0
+    }
+    labels = stats.stratum.astype(str)
+    if not all(h in per for h in np.unique(labels)):
+        return None
+    return np.array([per[h] for h in labels], dtype=np.float64)
+
+
+def naive_iid(stats: DocStats, level: float) -> dict[str, IntervalRow]:
+    """The naive iid Wald interval (queries as independent, unweighted) for micro and macro.
+
+    The same formulas as `wald_iid` under SRS (micro: sqrt(var(y)/N) with the per-query
+    variance Σ(y − R)²/N; macro: sqrt(Σ w_d/n_d²)/K), for a design-based report that
+    computes no naive interval of its own: a contrast, never an estimate of the design's
+    target (it ignores the weights and the clustering).
+    """
+    from ragstat.inference.analyze import analyze
+
+    res = analyze(stats, level=level, methods=("wald_iid",), seed=0)
+    out = {}
+    for est, r in res.estimands.items():
+        row = _row(r.get("wald_iid"))
+        why = NAIVE_CONTRAST if row.available else f"{NAIVE_CONTRAST}; {row.reason}"
+        out[est] = replace(row, naive=True, reason=why)
+    return out
+
+
 def histogram(
-    subject: str, stats: DocStats, span: tuple[float, float] | None = None
+    subject: str,
+    stats: DocStats,
+    span: tuple[float, float] | None = None,
+    *,
+    weights: np.ndarray | None = None,
 ) -> RateHistogram:
     """T1 data: a histogram of r_d over ``span`` (default [0, 1], else the data's range),
-    plus the rates themselves when there are few documents (for a strip)."""
+    plus the rates themselves when there are few documents (for a strip).
+
+    With design ``weights`` (w_d = M_h / K_h) the micro and macro lines are the design's
+    estimates: Σ w s / Σ w n and Σ w r / Σ w (= the stratified mean of rates)."""
     r = stats.r
     if span is None:
         inside = r.min() >= 0 and r.max() <= 1
@@ -157,16 +219,22 @@ def histogram(
     edges = np.linspace(lo, hi if hi > lo else lo + 1.0, BINS + 1)
     counts, _ = np.histogram(r, bins=edges)
     keep = stats.K <= STRIP_MAX
+    if weights is None:
+        micro, macro = float(stats.s.sum() / stats.N), float(r.mean())
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        micro, macro = float(w @ stats.s / (w @ stats.n)), float(w @ r / w.sum())
     return RateHistogram(
         subject=subject,
         K=stats.K,
         N=round(stats.N),
-        micro=float(stats.s.sum() / stats.N),
-        macro=float(r.mean()),
+        micro=micro,
+        macro=macro,
         edges=tuple(float(e) for e in edges),
         counts=tuple(int(c) for c in counts),
         rates=tuple(float(x) for x in r) if keep else (),
         sizes=tuple(int(x) for x in stats.n) if keep else (),
+        weighted=weights is not None,
     )
 
 

@@ -41,8 +41,13 @@ def draw_t1(fig, report: Report) -> None:
                 markersize=8,
                 alpha=0.5,
             )
-        ax.axvline(h.micro, color=NAIVE, linestyle="--", label=f"micro R = {h.micro:.3f}")
-        ax.axvline(h.macro, color=ACCENT, linestyle=":", label=f"macro r̄ = {h.macro:.3f}")
+        if h.weighted:
+            micro = f"micro R̂ (combined ratio) = {h.micro:.3f}"
+            macro = f"macro r̄ (stratified mean) = {h.macro:.3f}"
+        else:
+            micro, macro = f"micro R = {h.micro:.3f}", f"macro r̄ = {h.macro:.3f}"
+        ax.axvline(h.micro, color=NAIVE, linestyle="--", label=micro)
+        ax.axvline(h.macro, color=ACCENT, linestyle=":", label=macro)
         ax.set_title(plain(h.subject))
         ax.set_xlabel("per-document rate r_d")
         ax.set_ylabel("documents")
@@ -153,10 +158,11 @@ def draw_t4(fig, report: Report) -> None:
         ax.set_xticks(range(len(rows)), [f"k={r.k} (mean width)" for r in rows])
     if ts.target is not None:
         ax.axhline(ts.target, color=ACCENT, label=f"mean over types {ts.target:.3f}")
+    which = "census" if report.kind == "simulation" else "sample, unweighted"
     if ts.micro is not None:
-        ax.axhline(ts.micro, color=NAIVE, linestyle="--", label=f"micro {ts.micro:.3f}")
+        ax.axhline(ts.micro, color=NAIVE, linestyle="--", label=f"micro ({which}) {ts.micro:.3f}")
     if ts.macro is not None:
-        ax.axhline(ts.macro, color=OTHER, linestyle=":", label=f"macro {ts.macro:.3f}")
+        ax.axhline(ts.macro, color=OTHER, linestyle=":", label=f"macro ({which}) {ts.macro:.3f}")
     ax.set_ylabel("rate")
     ax.set_title(plain(ts.subject))
     ax.legend(fontsize=7, frameon=False)
@@ -172,9 +178,8 @@ def _t5_intervals(fig, report: Report) -> None:
     axes = fig.subplots((len(blocks) + ncol - 1) // ncol, ncol, squeeze=False).ravel()
     for ax, b in zip(axes, blocks, strict=False):
         rows = [iv for iv in b.intervals if iv.width is not None]
-        colors = [
-            HONEST if iv.method == b.recommended else NAIVE if iv.naive else OTHER for iv in rows
-        ]
+        shown = b.honest.method if b.honest is not None else None
+        colors = [HONEST if iv.method == shown else NAIVE if iv.naive else OTHER for iv in rows]
         ax.barh(range(len(rows)), [iv.width for iv in rows], color=colors)
         ax.set_yticks(range(len(rows)), [iv.method for iv in rows])
         ax.invert_yaxis()

@@ -31,9 +31,11 @@ def _group(study: Mapping | None) -> str:
     return f"{study.get('retriever', '?')}, {study.get('chunk_words', '?')} words"
 
 
-def _info(group: str, d: Mapping, study: Mapping | None) -> SimulationInfo:
+def _info(group: str, d: Mapping, study: Mapping | None, types: int | None) -> SimulationInfo:
     c = d["census"]
     ks = sorted({int(r["k"]) for r in d["results"]})
+    ests = tuple(dict.fromkeys(str(r["estimand"]) for r in d["results"]))
+    t = d.get("types", types) if str(d["design"]) == "two-stage" else None
     return SimulationInfo(
         group=group,
         design=str(d["design"]),
@@ -49,6 +51,8 @@ def _info(group: str, d: Mapping, study: Mapping | None) -> SimulationInfo:
         chunk_words=None if study is None else study.get("chunk_words"),
         retriever=None if study is None else study.get("retriever"),
         documents=None if study is None else study.get("documents"),
+        types=None if t is None else int(t),
+        estimands=ests,
     )
 
 
@@ -94,42 +98,131 @@ def _census_stats(census) -> DocStats:
     )
 
 
+def _ks(info: SimulationInfo) -> str:
+    return ", ".join(map(str, info.ks))
+
+
+def _sample_text(i: SimulationInfo) -> str:
+    """What one simulated sample is, by design."""
+    if i.design == "two-stage":
+        t = "types" if i.types is None else f"{i.types:,} types"
+        per = ", ".join(f"{i.types * k:,}" for k in i.ks) if i.types else None
+        return (
+            f"{t} drawn by SRS (the primary unit), then k = {_ks(i)} documents (or all, if "
+            "fewer) within each drawn type"
+            + (
+                f" — up to {per} documents per sample"
+                if per
+                else " (types per sample not recorded)"
+            )
+        )
+    if i.design == "stratified":
+        return (
+            f"k = {_ks(i)} documents allocated proportionally to the strata (at least two per "
+            "stratum), drawn by SRS within each"
+        )
+    return f"k = {_ks(i)} documents drawn by SRS without replacement"
+
+
+def _size_text(i: SimulationInfo) -> str:
+    if i.design == "two-stage":
+        t = "types" if i.types is None else f"{i.types:,} types"
+        return (
+            f"the primary sample size is the {t} drawn (df = types − 1), then the documents "
+            "within them; not the queries"
+        )
+    return "the sample size is the k documents, not the queries"
+
+
+def _prefix(i: SimulationInfo | DocSummary, many: bool) -> str:
+    name = i.group if isinstance(i, SimulationInfo) else i.subject
+    return f"{name}: " if many and name else ""
+
+
+def _unit(design: str) -> str:
+    if design == "two-stage":
+        return (
+            "the type, then the document within it (the two-stage design-based t interval, "
+            "t − 1 df, finite corrections at both stages)"
+        )
+    if design == "stratified":
+        return (
+            "the document within its stratum (design-based stratified intervals with "
+            "per-stratum finite corrections and Satterthwaite df)"
+        )
+    return "the document"
+
+
+def _recommendation_text(recs: Sequence[Recommendation]) -> str:
+    return "; ".join(
+        f"{r.group + ' ' if r.group else ''}{r.key}: {', '.join(r.methods) or 'none'} "
+        f"({r.basis or 'basis not recorded'})"
+        for r in recs
+    )
+
+
 def _checklist(
-    infos: Sequence[SimulationInfo], doc: DocSummary | None, recs: Sequence[Recommendation]
+    infos: Sequence[SimulationInfo],
+    docs: Sequence[DocSummary],
+    recs: Sequence[Recommendation],
 ) -> tuple[ChecklistItem, ...]:
-    first = infos[0]
-    ests = ["micro", "macro"] + (["type_mean"] if first.type_mean is not None else [])
+    first, many = infos[0], len(infos) > 1
     pop = "; ".join(
-        f"{(i.group + ': ') if i.group else ''}census of K = {i.K:,} documents and N = {i.N:,} "
-        f"queries treated as the population; design {i.design}; {i.reps:,} samples of "
-        f"k = {', '.join(map(str, i.ks))} documents"
+        f"{_prefix(i, many)}census of K = {i.K:,} documents and N = {i.N:,} queries treated "
+        f"as the population; design {i.design}; {i.reps:,} samples per K, each: "
+        f"{_sample_text(i)}"
         for i in infos
     )
-    truth = "; ".join(f"{ESTIMAND_LABELS[e]} — census value {num(getattr(first, e))}" for e in ests)
-    rec_text = "; ".join(
-        f"{r.group + ' ' if r.group else ''}{r.key}: {', '.join(r.methods) or 'none'}" for r in recs
+    truth = "; ".join(
+        f"{_prefix(i, many)}"
+        + "; ".join(
+            f"{ESTIMAND_LABELS.get(e, e)} — census value {num(getattr(i, e, None))}"
+            for e in (i.estimands or ("micro", "macro"))
+        )
+        for i in infos
     )
+    srs = all(i.design == "srs" for i in infos)
+    boot = (
+        f"{first.bootstrap_reps:,} bootstrap replicates inside each sample, "
+        if srs
+        else "no bootstraps (design-based intervals), "
+    )
+    what = "every method" if srs else "the design-based interval"
     method = (
-        "every method recomputed on each sample; resampling unit: the document; "
-        f"{first.bootstrap_reps:,} bootstrap replicates inside each sample, seed {first.seed}. "
-        f"Within 2 Monte-Carlo SEs of nominal: {rec_text or 'none'}"
+        f"{what} recomputed on each sample; resampling unit: {_unit(first.design)}; "
+        f"{boot}seed {first.seed}. Recommended by this simulation, per K and estimand, with "
+        f"its basis: {_recommendation_text(recs) or 'none'}"
     )
-    if doc is None:
+    if docs:
+        k_n = cl.item(
+            "k_n",
+            "; ".join(
+                f"{_prefix(d, many)}census K = {d.K:,} documents, N = {d.N:,} queries; "
+                f"each sample: {_sample_text(i)} — {_size_text(i)}"
+                for d, i in zip(docs, infos, strict=True)
+            ),
+        )
+        chunks, icc, shares = cl.chunks_item(docs), cl.icc_item(docs), cl.shares_item(docs, None)
+    else:
         why = "the simulation result keeps only the census totals (K, N, micro, macro)"
         k_n = cl.item(
             "k_n",
-            f"census K = {first.K:,}, N = {first.N:,}; each sample has k "
-            f"documents (k = {', '.join(map(str, first.ks))})",
+            "; ".join(
+                f"{_prefix(i, many)}census K = {i.K:,}, N = {i.N:,}; each sample: "
+                f"{_sample_text(i)} — {_size_text(i)}"
+                for i in infos
+            ),
         )
         chunks = cl.item(
             "chunks",
-            f"mean {first.N / first.K:.1f} queries per document in the "
-            "census; min/median/max not available — " + why,
+            "; ".join(
+                f"{_prefix(i, many)}mean {i.N / i.K:.1f} queries per document in the census"
+                for i in infos
+            )
+            + "; min/median/max not available — "
+            + why,
         )
         icc, shares = cl.unavailable("icc_deff", why), cl.unavailable("shares", why)
-    else:
-        k_n, chunks = cl.k_n_item(doc), cl.chunks_item(doc)
-        icc, shares = cl.icc_item(doc), cl.shares_item(doc, None)
     return (
         cl.item("population_design", pop),
         cl.item("estimand", truth),
@@ -160,6 +253,19 @@ def _studies(result: Mapping) -> list[tuple[str, Mapping, Mapping | None]]:
     return [("", result, None)]
 
 
+def _censuses(census, groups: int) -> list:
+    """``census`` as one entry per simulated census (None: not given)."""
+    if census is None:
+        return [None] * groups
+    many = list(census) if isinstance(census, (list, tuple)) else [census]
+    if len(many) != groups:
+        raise InputError(
+            f"simulation report: {len(many)} census(es) given for {groups} simulated "
+            "census(es); pass one per study, in the order of the result's 'studies'"
+        )
+    return many
+
+
 def report_from_simulation(
     result: dict,
     *,
@@ -168,30 +274,37 @@ def report_from_simulation(
     created: str | None = None,
     census=None,
     score: str | None = None,
+    types: int | None = None,
 ) -> Report:
     """The coverage report; ``result`` is the dict `ragstat simulate --json` prints.
 
-    ``census`` (a `ragstat.simulation.Census`, optional) adds T1, T2, T4 per type
-    and the per-document checklist items.
+    ``census``: the `ragstat.simulation.Census` simulated (optional) — for the
+    ``{"studies": [...]}`` form a list with one per study, in order; it adds T1, T2, T4
+    per type and the per-document checklist items. ``score``: the score column (else the
+    result's or the first study's ``score``, if recorded). ``types``: types drawn per
+    sample in a two-stage run (else the result's ``types``, if recorded).
     """
     if not isinstance(result, Mapping):
         raise InputError("simulation result must be the JSON object `ragstat simulate` prints")
     try:
         groups = _studies(result)
-        infos = [_info(g, d, s) for g, d, s in groups]
+        infos = [_info(g, d, s, types) for g, d, s in groups]
         rows = [r for g, d, _ in groups for r in _rows(g, d)]
         recs = [r for g, d, _ in groups for r in _recs(g, d)]
         extra = [n for _, d, _ in groups for n in d.get("notes", [])]
         caveat = (groups[0][1].get("recommendation") or {}).get("caveat")
         level = float(groups[0][1]["level"])
+        recorded = result.get("score") or next(
+            (d.get("score") for _, d, _ in groups if d.get("score")), None
+        )
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError(
             f"simulation result: unexpected layout ({type(exc).__name__}: {exc})"
         ) from None
-    fields = _census_fields(census, infos[0], level)
-    doc = fields.pop("doc")
+    fields = _census_fields(_censuses(census, len(infos)), infos, level)
+    docs = fields.pop("doc")
     first = infos[0]
     return Report(
         kind="simulation",
@@ -199,39 +312,51 @@ def report_from_simulation(
         source=source,
         created=created or now(),
         level=level,
-        score=score or "not recorded in the simulation result",
+        score=score or (str(recorded) if recorded else "not recorded in the simulation result"),
         design=first.design,
         estimands=tuple(
             e for e in ("micro", "macro", "type_mean") if any(r.estimand == e for r in rows)
         ),
-        checklist=_checklist(infos, doc, recs),
+        checklist=_checklist(infos, docs, recs),
         simulations=tuple(infos),
         coverage=tuple(rows),
         recommendations=tuple(recs),
         seed=first.seed,
-        bootstrap_reps=first.bootstrap_reps,
+        bootstrap_reps=first.bootstrap_reps if first.design == "srs" else None,
         notes=tuple(dict.fromkeys([*extra, *([caveat] if caveat else [])])),
         generator=_generator(),
         **fields,
     )
 
 
-def _census_fields(census, first: SimulationInfo, level: float) -> dict:
-    """T1, T2 and T4 from the census when it is given; a target-only T4 otherwise."""
+#: Censuses drawn in T1 (all of them are in the tables).
+FIGURE_MAX = 4
+
+
+def _census_fields(censuses: list, infos: Sequence[SimulationInfo], level: float) -> dict:
+    """T1, T2 and T4 from the censuses when given; a target-only T4 otherwise."""
+    first = infos[0]
     two = None
-    if census is None:
+    if any(c is None for c in censuses):
         if first.design == "two-stage":
             two = TwoStage("census", first.type_mean, (), first.micro, first.macro)
-        return {"doc": None, "two_stage": two}
-    stats = _census_stats(census)
-    doc = parts.doc_summary("census", stats, compute_diagnostics(stats))
-    if first.design == "two-stage":
-        two = parts.two_stage("census", stats, first.type_mean)
+        return {"doc": [], "two_stage": two}
+    many = len(censuses) > 1
+    docs, hists, strata = [], [], []
+    for census, info in zip(censuses, infos, strict=True):
+        name = info.group if many and info.group else "census"
+        stats = _census_stats(census)
+        docs.append(parts.doc_summary(name, stats, compute_diagnostics(stats)))
+        hists.append(parts.histogram(name, stats))
+        strata += parts.stratum_rows(name, stats, level)
+        if two is None and info.design == "two-stage":
+            two = parts.two_stage(name, stats, info.type_mean)
+    stratum = censuses[0].stratum is not None
     return {
-        "doc": doc,
-        "docs": (doc,),
-        "histograms": (parts.histogram("census", stats),),
-        "strata_field": "stratum" if stats.stratum is not None else None,
-        "strata": parts.stratum_rows("census", stats, level),
+        "doc": docs,
+        "docs": tuple(docs),
+        "histograms": tuple(hists[:FIGURE_MAX]),
+        "strata_field": "stratum" if stratum else None,
+        "strata": tuple(strata),
         "two_stage": two,
     }

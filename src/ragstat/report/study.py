@@ -122,6 +122,7 @@ class _Retriever:
     strata: tuple[StratumRow, ...]
     histogram: RateHistogram
     acf: Autocorrelation
+    rates: dict[str, float]
 
 
 def _expand(stats: DocStats, weight_sums: np.ndarray) -> DocStats:
@@ -159,7 +160,17 @@ def _retriever(frame, name: str, hit1: Mapping, strata_col: str | None) -> _Retr
         strata=parts.stratum_rows(name, stats, float(hit1["level"])) if strata_col else (),
         histogram=parts.histogram(name, stats),
         acf=acf,
+        rates=dict(zip(map(str, stats.doc_id), map(float, stats.r), strict=True)),
     )
+
+
+def _difference_extremes(a: _Retriever, b: _Retriever) -> tuple[float, float, float] | None:
+    """Shares of documents whose rate difference r_A − r_B is −1, 0 and +1 (documents both
+    retrievers answered)."""
+    common = [d for d in a.rates if d in b.rates]
+    if not common:
+        return None
+    return parts.extreme_shares(np.array([a.rates[d] - b.rates[d] for d in common]))
 
 
 def _excluded_counts(counts: Mapping) -> dict[str, int]:
@@ -223,10 +234,14 @@ def _build(folder: Path, summary: dict, title: str | None, created: str | None) 
     frame = _records(folder / "records.parquet", col)
     per = [_retriever(frame, n, summary["retrievers"][n]["hit1"], col) for n in names]
     blocks = [b for r in per for b in r.blocks]
-    paired = None
+    paired, extremes = None, None
     if "paired" in summary:
         paired = _paired(summary["paired"], per[0].doc.scored or per[0].doc.N)
         blocks += parts.blocks_from_dict(" − ".join(paired.systems[:2]), summary["paired"])
+        by = dict(zip(names, per, strict=True))
+        a, b = paired.systems[:2]
+        if a in by and b in by:
+            extremes = _difference_extremes(by[a], by[b])
     first = summary["retrievers"][names[0]]["hit1"]
     excluded_counts = _excluded_counts(summary.get("counts", {}))
     extra = _unsampled(summary) + (unmatched_text(paired) if paired is not None else [])
@@ -235,10 +250,12 @@ def _build(folder: Path, summary: dict, title: str | None, created: str | None) 
         design=_study_design(summary, per[0].doc.K),
         estimands=tuple(first["estimands"]),
         blocks=blocks,
-        doc=per[0].doc,
+        doc=[r.doc for r in per],
         reps=reps,
         seed=summary.get("seed"),
         leftout=cl.left_out(excluded_counts, extra),
+        paired=paired,
+        extremes=extremes,
     )
     source = str(summary.get("source", folder))
     warnings = [w for n in names for w in summary["retrievers"][n]["hit1"].get("warnings", [])]

@@ -9,9 +9,25 @@ from dataclasses import dataclass
 
 from ragstat.inference.analyze import RECOMMENDED
 from ragstat.report.fmt import ci, df, method_label, num, pct, signed, whole
-from ragstat.report.model import NAIVE_METHOD, CoverageRow, Report
+from ragstat.report.model import NAIVE_METHOD, CoverageRow, EstimandBlock, IntervalRow, Report
+from ragstat.report.parts import NAIVE_CONTRAST
 
-__all__ = ["Table", "summary_table", "tables"]
+__all__ = [
+    "DESIGN_METHODS",
+    "Table",
+    "basis_text",
+    "reference_method",
+    "shown_method",
+    "summary_table",
+    "tables",
+]
+
+#: The method a design-based analysis reports for each estimand.
+DESIGN_METHODS = {
+    "micro": "stratified_ratio",
+    "macro": "stratified_mean",
+    "type_mean": "two_stage_t",
+}
 
 
 @dataclass(frozen=True)
@@ -40,10 +56,10 @@ def summary_table(report: Report) -> Table:
                 b.subject,
                 b.estimand,
                 num(b.estimate),
-                method_label(b.recommended),
+                shown_method(b),
                 ci(h),
                 df(h.df if h else None),
-                ci(n),
+                _naive_cell(b, n),
                 "n/a" if ratio is None else f"×{ratio:.2f}",
             )
         )
@@ -51,7 +67,7 @@ def summary_table(report: Report) -> Table:
         "subject",
         "estimand",
         "estimate",
-        "recommended method",
+        "method shown",
         f"{_level(report)} interval",
         "df",
         "naive iid interval",
@@ -61,43 +77,89 @@ def summary_table(report: Report) -> Table:
         "The naive interval treats every query as independent; it is shown for contrast only. "
         "The sample size is the number of documents K."
     )
+    if report.design == "two-stage":
+        note = note.replace("the number of documents K", "the number of sampled types t")
     return Table("summary", "Summary", header, tuple(rows), note)
 
 
-def _recommended(est: str) -> str:
-    return "two_stage_t" if est == "type_mean" else RECOMMENDED.get(est, "")
+def shown_method(b: EstimandBlock) -> str:
+    """The label of the interval the summary shows, marked when it is not the recommended
+    one (which was not computed)."""
+    h = b.honest
+    if h is None:
+        return "none computed" + (f" (recommended {b.recommended})" if b.recommended else "")
+    label = method_label(h.method)
+    if b.recommended and h.method != b.recommended:
+        label = f"{h.method} — {label} (recommended {b.recommended} not computed)"
+    return label
+
+
+def _naive_cell(b: EstimandBlock, n: IntervalRow | None) -> str:
+    if n is None:
+        return "not computed"
+    text = ci(n)
+    if n.reason and n.reason.startswith(NAIVE_CONTRAST):
+        text += f" around {num(n.estimate)} (unweighted; added for contrast)"
+    return text
+
+
+def reference_method(design: str, est: str) -> str:
+    """The method seed 000 (SRS) or the design-based analysis reports for ``est``."""
+    if design in ("stratified", "two-stage") or est == "type_mean":
+        return DESIGN_METHODS.get(est, "")
+    return RECOMMENDED.get(est, "")
+
+
+def basis_text(basis: str) -> str:
+    """A recommendation's basis in a few words."""
+    b = basis.strip().lower()
+    if b.startswith("within"):
+        return "within 2 MC SE of nominal"
+    if b.startswith("closest"):
+        return "closest; nominal not reached"
+    return basis.strip() or "basis not recorded"
 
 
 def _simulation_summary(report: Report) -> Table:
     by = {(r.group, r.k, r.estimand, r.method): r for r in report.coverage}
-    recs = {(r.group, r.key): r.methods for r in report.recommendations}
+    recs = {(r.group, r.key): r for r in report.recommendations}
     keys = dict.fromkeys((r.group, r.k, r.estimand) for r in report.coverage)
     rows = []
     for group, k, est in keys:
-        rec = by.get((group, k, est, _recommended(est)))
+        ref = reference_method(report.design, est)
+        rec = by.get((group, k, est, ref))
         naive = by.get((group, k, est, NAIVE_METHOD))
-        ok = recs.get((group, f"k={k} {est}"))
+        pick = recs.get((group, f"k={k} {est}"))
+        if pick is None or not pick.methods:
+            chosen = "none"
+        else:
+            chosen = f"{', '.join(pick.methods)} ({basis_text(pick.basis)})"
         rows.append(
             (
                 group or "—",
                 str(k),
                 est,
-                _recommended(est) or "—",
+                ref or "—",
                 _cov(rec),
-                _cov(naive),
-                ", ".join(ok) if ok else "none",
+                _cov(naive) if naive or report.design == "srs" else "not simulated (design-based)",
+                chosen,
             )
         )
     header = (
         "census",
-        "K per sample",
+        "k per type" if report.design == "two-stage" else "K per sample",
         "estimand",
-        "seed-000 method",
+        "reference method",
         "its coverage",
         "naive iid coverage",
-        "within 2 MC SE of nominal",
+        "recommended here (basis)",
     )
-    note = f"Coverage ± Monte-Carlo SE at nominal {_level(report)}."
+    note = (
+        f"Coverage ± Monte-Carlo SE at nominal {_level(report)}. Recommended here: the methods "
+        "within 2 Monte-Carlo SEs of nominal, narrowest first; when none is, the closest one "
+        "(nominal not reached). Reference method: seed 000's for SRS, the design-based "
+        "estimator otherwise."
+    )
     return Table("summary", "Summary", header, tuple(rows), note)
 
 
@@ -114,7 +176,8 @@ def _intervals(report: Report) -> Table:
             b.estimand,
             iv.method
             + (" (naive)" if iv.naive else "")
-            + (" ★" if iv.method == b.recommended else ""),
+            + (" ★" if iv.method == b.recommended else "")
+            + (" ◆" if b.honest is iv and iv.method != b.recommended else ""),
             num(iv.estimate),
             ci(iv),
             num(iv.width),
@@ -136,7 +199,10 @@ def _intervals(report: Report) -> Table:
         "se",
         "note",
     )
-    return Table("intervals", "All intervals", header, rows, "★ recommended by seed 000's guide.")
+    note = "★ recommended by seed 000's guide (or the design-based estimator)."
+    if any(b.honest is not None and b.honest.method != b.recommended for b in report.results):
+        note += " ◆ shown in the summary because the recommended method was not computed."
+    return Table("intervals", "All intervals", header, rows, note)
 
 
 def _interval_note(iv) -> str:
@@ -149,6 +215,7 @@ def _interval_note(iv) -> str:
 
 
 def _docs(report: Report) -> Table:
+    neg = any(d.share_neg1 is not None for d in report.docs)
     rows = tuple(
         (
             d.subject,
@@ -159,6 +226,7 @@ def _docs(report: Report) -> Table:
             num(d.deff, 2),
             whole(d.n_eff),
             num(d.lag1, 3),
+            *((pct(d.share_neg1),) if neg else ()),
             pct(d.share0),
             pct(d.share1),
         )
@@ -173,6 +241,7 @@ def _docs(report: Report) -> Table:
         "DEFF",
         "N/DEFF",
         "lag-1 autocorrelation",
+        *(("docs at −1",) if neg else ()),
         "docs at 0",
         "docs at 1",
     )
@@ -232,7 +301,14 @@ def _paired(report: Report) -> Table:
             )
         )
     diff = [b for b in report.results if b.subject == " − ".join(p.systems[:2])]
-    rows += [(f"difference {b.estimand}", f"{signed(b.estimate)} {ci(b.honest)}") for b in diff]
+    rows += [
+        (
+            f"difference {b.estimand}",
+            f"{signed(b.estimate)} {ci(b.honest)}"
+            + (f" ({b.honest.method})" if b.honest is not None else ""),
+        )
+        for b in diff
+    ]
     return Table("paired", "Paired comparison", ("", "value"), tuple(rows))
 
 

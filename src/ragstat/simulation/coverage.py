@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ragstat.engine.local import blocks_of, get_executor, spawn_seeds
+from ragstat.engine.local import Executor, blocks_of, get_executor, spawn_seeds
 from ragstat.errors import InputError
 from ragstat.inference import APPLICABLE, METHODS
 from ragstat.inference.estimators import ESTIMANDS
@@ -162,25 +162,16 @@ def simulate(
     fpc: bool = False,
     types: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    executor: Executor | None = None,
 ) -> CoverageReport:
-    """Coverage, width, bias and RMSE of every interval method for each K (see module doc)."""
+    """Coverage, width, bias and RMSE of every interval method for each K (see module doc).
+
+    ``executor`` (e.g. ``get_executor(engine="dask")``; the caller closes it) runs the
+    blocks; without one, ``get_executor(workers)`` does. Same seed, same results, whatever
+    the executor.
+    """
     methods = tuple(METHODS if methods is None else methods)
     _check(census, ks, reps, methods, estimands, design, types, level, seed, bootstrap_reps)
-    executor = get_executor(workers)
-    total = len(ks) * len(list(blocks_of(reps, BLOCK)))
-    done = [0]
-
-    def tick() -> None:
-        done[0] += 1
-        if progress is not None:
-            progress(done[0], total)
-
-    results, notes = [], []
-    if design != "srs":
-        notes.append(
-            f"{design} design: design-based intervals with finite corrections; "
-            "--methods, --fpc and --bootstrap-reps apply to srs only"
-        )
     base = _Task(
         census,
         design,
@@ -194,10 +185,20 @@ def simulate(
         fpc,
         types=types,
     )
-    for k in ks:
-        rows, why = _summarise(
-            census, int(k), _run_k(executor, base, int(k), reps, seed, tick), design
+    ks = [int(k) for k in ks]
+    if executor is None:
+        with get_executor(workers) as local:
+            parts = _run_all(local, base, ks, reps, seed, progress)
+    else:
+        parts = _run_all(executor, base, ks, reps, seed, progress)
+    results, notes = [], []
+    if design != "srs":
+        notes.append(
+            f"{design} design: design-based intervals with finite corrections; "
+            "--methods, --fpc and --bootstrap-reps apply to srs only"
         )
+    for k, part in zip(ks, parts, strict=True):
+        rows, why = _summarise(census, k, part, design)
         results += rows
         notes += why
     report = CoverageReport(
@@ -213,15 +214,26 @@ def simulate(
     return recommend(report)
 
 
-def _run_k(executor, base: _Task, k: int, reps: int, seed: int, tick) -> list[dict]:
-    """Every block of R samples of k documents; seeds fixed by (seed, k) and the block."""
+def _run_all(
+    executor: Executor, base: _Task, ks: list[int], reps: int, seed: int, progress
+) -> list[list[dict]]:
+    """Every block of every K as one batch of tasks (so a cluster stays busy across K);
+    seeds fixed by (seed, k) and the block. Returns the block results grouped by K."""
     ranges = list(blocks_of(reps, BLOCK))
-    seeds = spawn_seeds(seed, len(ranges), key=(k,))
     tasks = [
         replace(base, k=k, reps=stop - start, seed=sq)
-        for (start, stop), sq in zip(ranges, seeds, strict=True)
+        for k in ks
+        for (start, stop), sq in zip(ranges, spawn_seeds(seed, len(ranges), key=(k,)), strict=True)
     ]
-    return executor.map(_run_block, tasks, on_done=tick)
+    done = [0]
+
+    def tick() -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], len(tasks))
+
+    out = executor.map(_run_block, tasks, on_done=tick)
+    return [out[i : i + len(ranges)] for i in range(0, len(out), len(ranges))]
 
 
 def _targets(census: Census, design: str) -> dict[str, float]:
