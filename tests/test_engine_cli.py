@@ -79,3 +79,47 @@ def test_unreachable_scheduler_is_a_clear_error_within_the_timeout(dataset, caps
 def test_unknown_engine_is_an_input_error(dataset, capsys):
     assert main(["interval", str(dataset / "all.parquet"), "--engine", "spark"]) == 2
     assert "engine" in capsys.readouterr().err
+
+
+def _corpus(path):
+    rng = np.random.default_rng(5)
+    vocab = [f"w{i}" for i in range(400)]
+    rows = [
+        {"doc_id": f"d{i}", "text": " ".join(rng.choice(vocab, int(rng.integers(150, 600))))}
+        for i in range(12)
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    return path
+
+
+def test_study_on_dask_equals_the_in_process_study(tmp_path, capsys):
+    corpus = _corpus(tmp_path / "c.jsonl")
+    args = ["study", str(corpus), "--retrievers", "bm25,tfidf,rrf", "--seed", "1", "--json"]
+    local = _json(capsys, *args, "--out", str(tmp_path / "local"))
+    dask = _json(capsys, *args, "--out", str(tmp_path / "dask"), "--engine", "dask")
+    for summary in (local, dask):
+        summary.pop("versions", None)
+    assert dask == local
+    for name in ("records", "candidates", "documents"):
+        a = pd.read_parquet(tmp_path / "local" / f"{name}.parquet")
+        b = pd.read_parquet(tmp_path / "dask" / f"{name}.parquet")
+        pd.testing.assert_frame_equal(a, b)
+    assert (tmp_path / "dask" / "index").is_dir()  # the saved index stays for reuse
+
+
+def test_sampled_study_records_its_sampling(tmp_path, capsys):
+    corpus = _corpus(tmp_path / "c.jsonl")
+    out = tmp_path / "s"
+    summary = _json(
+        capsys, "study", str(corpus), "--sample-queries", "0.25", "--sample-seed", "3",
+        "--retrievers", "bm25", "--out", str(out), "--json",
+    )  # fmt: skip
+    sampling = summary["sampling"]
+    assert sampling["fraction"] == 0.25 and sampling["seed"] == 3
+    assert (
+        summary["counts"]["queries"] == sampling["queries_sampled"] < sampling["queries_eligible"]
+    )
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["sample_queries"] == 0.25
+    assert "two-stage" in (out / "report.md").read_text()
+    assert main(["study", str(corpus), "--sample-queries", "lots", "--out", str(out)]) == 2

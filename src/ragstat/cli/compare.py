@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -92,6 +93,7 @@ def compare(
             seed=seed,
             **srs,
         )
+        result = replace(result, report=o.warn_if_weighted(o.warn_if_weighted(result.report, a), b))
         log.config["seed"] = result.report.seed
         log.results = headline(result.to_dict())
         if out is not None:

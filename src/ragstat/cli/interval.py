@@ -55,6 +55,7 @@ def interval(
     with recorded("interval", settings, inputs=inputs, out=out and out_dir(out)) as log:
         with get_executor(workers, engine, scheduler) as executor:
             report, stats, rows = _analyze(file, settings, wanted, estimands, executor)
+        report = o.warn_if_weighted(report, file)
         log.config["seed"] = report.seed
         log.results = headline(report.to_dict())
         if out is not None:

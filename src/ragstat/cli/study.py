@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +15,7 @@ import typer
 from ragstat.cli import options as o
 from ragstat.cli.runlog import absolute, headline, out_dir, recorded
 from ragstat.corpus.loaders import load_corpus
+from ragstat.engine import get_executor
 
 Retrievers = Annotated[str, typer.Option(help="Comma-separated: bm25, tfidf, dense, rrf")]
 ChunkWords = Annotated[int, typer.Option(help="Words per chunk")]
@@ -45,6 +47,26 @@ def _none(value: str) -> str | None:
     return None if value == "none" else value
 
 
+@dataclass(frozen=True)
+class Scale:
+    """Where the study's queries run: in this process (default), or batched over an executor
+    with the index saved to a folder every worker reads."""
+
+    engine: str = "local"
+    scheduler: str | None = None
+    workers: int = 1
+    index_dir: Path | None = None
+
+    @property
+    def batched(self) -> bool:
+        return self.engine != "local" or self.workers > 1 or self.index_dir is not None
+
+    def executor(self):
+        if not self.batched:
+            return nullcontext(None)
+        return get_executor(self.workers, self.engine, self.scheduler)
+
+
 def _run(
     corpus_name: str,
     config: dict,
@@ -54,6 +76,7 @@ def _run(
     as_json: bool,
     strata: str | None = None,
     command: str = "study",
+    scale: Scale | None = None,
 ) -> None:
     from ragstat.report import report_from_study
     from ragstat.study import StudyConfig, run_study, write_study
@@ -62,13 +85,16 @@ def _run(
     out = out_dir(out)
     show = not quiet and not as_json and sys.stderr.isatty()
     name = corpus_name if corpus_name == "demo" else absolute(corpus_name)
+    scale = scale or Scale()
     settings = {"corpus": name, **config.to_dict(), "seed": seed, "strata": strata}
+    settings["engine"] = scale.engine
     inputs = {"corpus": Path(corpus_name)} if corpus_name != "demo" else {}
     with recorded(command, settings, inputs=inputs, out=out) as log:
         corpus = load_corpus(corpus_name)
         log.corpus_fingerprint = corpus.fingerprint
-        with _progress(show) as say:
-            study = run_study(corpus, config, progress=say)
+        with _progress(show) as say, scale.executor() as executor:
+            index_dir = scale.index_dir or (out / "index" if scale.batched else None)
+            study = run_study(corpus, config, progress=say, executor=executor, index_dir=index_dir)
             say("clustered intervals and the paired comparison")
             summary = write_study(study, out, seed=seed, strata=strata)
             log.wrote(*(out / f for f in (*summary["files"].values(), "summary.json")))
@@ -102,12 +128,29 @@ def study(
     strata: Annotated[
         str | None, typer.Option(help="Metadata field to break hit@1 down by")
     ] = None,
+    sample_queries: Annotated[
+        str | None,
+        typer.Option(
+            help="Score a sample of queries: N in all or a FRACTION (0.1) of each document's "
+            "chunks — a two-stage design: every document, then chunks within it"
+        ),
+    ] = None,
+    sample_seed: Annotated[int, typer.Option(help="Seed of --sample-queries", min=0)] = 0,
+    engine: o.Engine = "local",
+    scheduler: o.Scheduler = None,
+    workers: o.Workers = 1,
+    index_dir: Annotated[
+        Path | None,
+        typer.Option(help="Saved index folder, readable by every worker (default OUT/index)"),
+    ] = None,
     out: Out = None,
     seed: Seed = 0,
     quiet: Quiet = False,
     as_json: o.Json = False,
 ) -> None:
     """Self-retrieval study: chunk, query with each chunk's first words, count same-document hits."""
+    from ragstat.study import parse_sample_queries
+
     config = dict(
         retrievers=_retrievers(retrievers),
         chunk_words=chunk_words,
@@ -115,8 +158,11 @@ def study(
         k=k,
         stopwords=_none(stopwords),
         stemmer=_none(stemmer),
+        sample_queries=parse_sample_queries(sample_queries),
+        sample_seed=sample_seed,
     )
-    _run(corpus, config, out or Path("ragstat-study"), seed, quiet, as_json, strata)
+    scale = Scale(engine, scheduler, workers, index_dir)
+    _run(corpus, config, out or Path("ragstat-study"), seed, quiet, as_json, strata, scale=scale)
 
 
 def demo(

@@ -13,6 +13,9 @@ name       class                                       needs
 ``dense``  :class:`DenseRetriever` (MiniLM, offline)   ``ragstat[dense]``
 ``rrf``    :class:`RRFRetriever` (k = 60)              its members (bm25 + tfidf)
 =========  ==========================================  =====================
+
+Fitted bm25, tfidf and dense indexes are saved as files and opened again
+memory-mapped by :func:`save_retriever` / :func:`load_retriever` (:mod:`.store`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ragstat.retrieval.base import Retriever, SearchResult
 from ragstat.retrieval.bm25 import BM25Retriever
 from ragstat.retrieval.dense import DenseRetriever
 from ragstat.retrieval.fusion import RRFRetriever, rrf
+from ragstat.retrieval.store import load_retriever, save_retriever
 from ragstat.retrieval.text import Analyzer
 from ragstat.retrieval.tfidf import TfidfRetriever
 from ragstat.retrieval.topk import topk_dense
@@ -36,8 +40,10 @@ __all__ = [
     "Retriever",
     "SearchResult",
     "TfidfRetriever",
+    "load_retriever",
     "make_retriever",
     "rrf",
+    "save_retriever",
     "topk_dense",
 ]
 

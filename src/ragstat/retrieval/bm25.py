@@ -23,12 +23,22 @@ product C · Wᵀ (queries × vocabulary counts times vocabulary × chunks), tak
 blocks of queries, and the ranking is :func:`ragstat.retrieval.topk.topk_dense`
 (score descending, chunk index ascending, positive scores only). bm25s's own
 top-k selection is not used: its order among equal scores is arbitrary.
+
+Saved indexes (:meth:`BM25Retriever.save`, :meth:`BM25Retriever.load`) are bm25s's
+own format (``bm25s.BM25.save``: ``data/indices/indptr.csc.index.npy``,
+``vocab.index.json``, ``params.index.json``), loaded with ``bm25s.BM25.load(mmap=True)``.
+The stored CSC data are the weights used here, w(t, d)·(k1 + 1): the matrix is
+wrapped as is on load (no arithmetic, no copy), so the scores of a loaded index are
+bit-identical to those of the fitted one; bm25s itself would rank the saved index
+exactly as its own (every score scaled by k1 + 1).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,9 +83,31 @@ def _number(value: object, name: str) -> float:
     return out
 
 
-def _vocabulary(tokens: Sequence[Sequence[str]]) -> dict[str, int]:
-    """Term → id, ids in order of first occurrence in the corpus (deterministic)."""
-    return {t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(tokens)))}
+#: Texts tokenised at a time while fitting (bounds the memory held by token strings).
+FIT_BLOCK = 50_000
+
+
+def _term_ids(analyzer: Analyzer, texts: Sequence[str]) -> tuple[dict[str, int], list[list[int]]]:
+    """Term → id with ids in order of first occurrence in the corpus (deterministic), and
+    each text's tokens as ids. Texts are tokenised in blocks of :data:`FIT_BLOCK`; each block
+    is one hash pass (``pandas.factorize``, first-occurrence order) whose new terms are
+    appended to the vocabulary in that order — the same ids as one pass over everything."""
+    import pandas as pd
+
+    vocab: dict[str, int] = {}
+    ids: list[list[int]] = []
+    for start in range(0, len(texts), FIT_BLOCK):
+        tokens = tokenize_many(analyzer, texts[start : start + FIT_BLOCK])
+        lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
+        flat = np.fromiter(chain.from_iterable(tokens), dtype=object, count=int(lengths.sum()))
+        del tokens
+        codes, terms = pd.factorize(flat, sort=False)
+        known = np.fromiter(
+            (vocab.setdefault(t, len(vocab)) for t in terms.tolist()), np.int64, len(terms)
+        )
+        codes = known[codes] if codes.size else codes
+        ids.extend(part.tolist() for part in np.split(codes, np.cumsum(lengths)[:-1]))
+    return vocab, ids
 
 
 class BM25Retriever:
@@ -112,14 +144,12 @@ class BM25Retriever:
     def fit(self, texts: Sequence[str]) -> BM25Retriever:
         """Tokenise the chunks and build the weight matrix w(t, d) with bm25s."""
         texts = check_texts(texts, "texts", allow_empty=False)
-        tokens = tokenize_many(self.analyzer, texts)
-        vocab = _vocabulary(tokens)
+        vocab, ids = _term_ids(self.analyzer, texts)
         self.n_chunks = len(texts)
         self.vocab = vocab
         if not vocab:  # no chunk has a token: nothing can ever match
             self.weights = sp.csr_matrix((0, self.n_chunks), dtype=np.float64)
             return self
-        ids = [[vocab[t] for t in doc] for doc in tokens]
         bm25s = _import_bm25s()
         model = bm25s.BM25(
             k1=self.k1, b=self.b, method="lucene", idf_method="lucene", dtype="float64"
@@ -131,6 +161,60 @@ class BM25Retriever:
             shape=(self.n_chunks, len(vocab)),
         )
         self.weights = chunk_by_term.T.tocsr()  # vocabulary × chunks
+        return self
+
+    def save(self, folder: str | Path) -> None:
+        """Write the fitted index into ``folder`` with bm25s's ``save`` (see the module doc)."""
+        vocab, weights = self._fitted()
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        info = {"name": self.name, "k1": self.k1, "b": self.b, "n_chunks": self.n_chunks}
+        info["weights"] = "bm25s lucene w(t, d) × (k1 + 1), float64"
+        info["empty"] = not vocab
+        if vocab:
+            model = _import_bm25s().BM25(
+                k1=self.k1, b=self.b, method="lucene", idf_method="lucene", dtype="float64"
+            )
+            # vocabulary × chunks CSR = chunks × vocabulary CSC: bm25s's own layout
+            model.scores = {
+                "data": weights.data,
+                "indices": weights.indices,
+                "indptr": weights.indptr,
+                "num_docs": self.n_chunks,
+            }
+            model.vocab_dict = vocab
+            model.nonoccurrence_array = None
+            model.save(folder, show_progress=False)
+        (folder / "ragstat-bm25.json").write_text(json.dumps(info), encoding="utf-8")
+
+    @classmethod
+    def load(
+        cls,
+        folder: str | Path,
+        analyzer: Analyzer,
+        *,
+        mmap: bool = True,
+        block_elements: int | None = None,
+        n_jobs: int = 1,
+    ) -> BM25Retriever:
+        """A fitted retriever from :meth:`save`'s folder (``mmap``: arrays memory-mapped)."""
+        folder = Path(folder)
+        info_path = folder / "ragstat-bm25.json"
+        if not info_path.is_file():
+            raise InputError(f"{folder} holds no saved BM25 index ({info_path.name} is missing)")
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+        self = cls(analyzer, info["k1"], info["b"], block_elements=block_elements, n_jobs=n_jobs)
+        self.n_chunks = int(info["n_chunks"])
+        if info["empty"]:
+            self.vocab = {}
+            self.weights = sp.csr_matrix((0, self.n_chunks), dtype=np.float64)
+            return self
+        model = _import_bm25s().BM25.load(folder, mmap=mmap, show_progress=False)
+        s = model.scores
+        self.vocab = dict(model.vocab_dict)
+        self.weights = sp.csr_matrix(
+            (s["data"], s["indices"], s["indptr"]), shape=(len(self.vocab), self.n_chunks)
+        )
         return self
 
     def _fitted(self) -> tuple[dict[str, int], sp.csr_matrix]:

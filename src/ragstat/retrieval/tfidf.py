@@ -12,11 +12,21 @@ included); query terms absent from it are ignored, and a query with no known
 term matches nothing. Scores are sparse products of the normalised matrices in
 blocks of queries, ranked by :func:`ragstat.retrieval.topk.topk_dense`: score
 descending, chunk index ascending, positive scores only.
+
+Saved indexes (:meth:`TfidfRetriever.save`, :meth:`TfidfRetriever.load`) are plain
+files, no pickle: the normalised chunk matrix as its three CSR arrays
+(``data.npy``, ``indices.npy``, ``indptr.npy``, memory-mapped on load), the
+vocabulary (``vocabulary.json``, terms in column order) and ``idf.npy``. On load
+the vectorizer is rebuilt from the fixed vocabulary and ``idf_`` — the same
+scikit-learn transform code on the same numbers, so query vectors and scores are
+bit-identical to the fitted retriever's.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,7 +50,7 @@ def _pretokenized(tokens: list[str]) -> list[str]:
     return tokens
 
 
-def _vectorizer():
+def _vectorizer(vocabulary: dict[str, int] | None = None):
     try:
         from sklearn.feature_extraction.text import TfidfVectorizer
     except ImportError as exc:
@@ -55,6 +65,7 @@ def _vectorizer():
         smooth_idf=True,
         sublinear_tf=False,
         dtype=np.float64,
+        vocabulary=vocabulary,
     )
 
 
@@ -89,6 +100,52 @@ class TfidfRetriever:
         else:  # no chunk has a token (scikit-learn refuses an empty vocabulary)
             self.vectorizer = None
             self.chunk_matrix = sp.csr_matrix((0, self.n_chunks), dtype=np.float64)
+        return self
+
+    def save(self, folder: str | Path) -> None:
+        """Write the fitted index into ``folder`` (see the module doc)."""
+        chunks = self._fitted()
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        for part in ("data", "indices", "indptr"):
+            np.save(folder / f"{part}.npy", getattr(chunks, part), allow_pickle=False)
+        terms: list[str] = []
+        if self.vectorizer is not None:
+            vocab = self.vectorizer.vocabulary_
+            terms = sorted(vocab, key=vocab.__getitem__)
+            np.save(folder / "idf.npy", self.vectorizer.idf_, allow_pickle=False)
+        (folder / "vocabulary.json").write_text(json.dumps(terms, ensure_ascii=False), "utf-8")
+        info = {"name": self.name, "n_chunks": self.n_chunks, "shape": list(chunks.shape)}
+        (folder / "ragstat-tfidf.json").write_text(json.dumps(info), encoding="utf-8")
+
+    @classmethod
+    def load(
+        cls,
+        folder: str | Path,
+        analyzer: Analyzer,
+        *,
+        mmap: bool = True,
+        block_elements: int | None = None,
+        n_jobs: int = 1,
+    ) -> TfidfRetriever:
+        """A fitted retriever from :meth:`save`'s folder (``mmap``: matrix memory-mapped)."""
+        folder = Path(folder)
+        info_path = folder / "ragstat-tfidf.json"
+        if not info_path.is_file():
+            raise InputError(f"{folder} holds no saved TF-IDF index ({info_path.name} is missing)")
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+        self = cls(analyzer, block_elements=block_elements, n_jobs=n_jobs)
+        self.n_chunks = int(info["n_chunks"])
+        mode = "r" if mmap else None
+        arrays = [
+            np.load(folder / f"{p}.npy", mmap_mode=mode) for p in ("data", "indices", "indptr")
+        ]
+        self.chunk_matrix = sp.csr_matrix(tuple(arrays), shape=tuple(info["shape"]))
+        terms = json.loads((folder / "vocabulary.json").read_text(encoding="utf-8"))
+        if terms:
+            vectorizer = _vectorizer({t: i for i, t in enumerate(terms)})
+            vectorizer.idf_ = np.load(folder / "idf.npy")
+            self.vectorizer = vectorizer
         return self
 
     def _fitted(self) -> sp.csr_matrix:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from ragstat.errors import InputError
+from ragstat.study.sampling import check_sample_spec
 
 __all__ = ["RETRIEVERS", "StudyConfig"]
 
@@ -18,6 +21,10 @@ class StudyConfig:
     ``index_single_chunk_docs``: documents with one chunk issue no query (a hit is
     impossible) but, by default, stay in the index as candidates — the corpus is
     the index; eligibility concerns only the queries.
+
+    ``sample_queries``: None (every eligible chunk issues a query), an int N ≥ 1
+    or a fraction in (0, 1]: the two-stage sample of :mod:`ragstat.study.sampling`
+    (every eligible document, then chunks within each), drawn with ``sample_seed``.
     """
 
     retrievers: tuple[str, ...] = ("bm25", "tfidf")
@@ -32,6 +39,8 @@ class StudyConfig:
     rrf_depth: int = 100
     rrf_with: tuple[str, ...] = ()
     index_single_chunk_docs: bool = True
+    sample_queries: int | float | None = None
+    sample_seed: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -55,6 +64,11 @@ class StudyConfig:
             )
         if self.k < 1:
             raise InputError(f"candidate depth k must be at least 1, got {self.k}")
+        object.__setattr__(self, "sample_queries", check_sample_spec(self.sample_queries))
+        seed = self.sample_seed
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise InputError(f"sample_seed must be a whole number ≥ 0, got {seed!r}")
+        object.__setattr__(self, "sample_seed", int(seed))
         for name, value in (("stopwords", self.stopwords), ("stemmer", self.stemmer)):
             if value not in (None, "pt", "en"):
                 raise InputError(f"--{name} must be pt, en or none, got {value!r}")

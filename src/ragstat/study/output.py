@@ -3,6 +3,11 @@
 Files (all written atomically): ``records.parquet`` (one row per query × retriever),
 ``candidates.parquet`` (top-k per query, for auditing), ``documents.parquet``
 (every document and file: chunks, eligible or why not), ``summary.json``.
+
+Sampled queries (:mod:`ragstat.study.sampling`): records carry ``weight`` = n_d / m_d
+and the summary's micro estimates are weighted (per-document totals expanded to
+n_d, ultimate-cluster variance); the naive ``wald_iid`` is left out there (it
+would treat the expanded totals as queries). ``summary.json`` gains ``"sampling"``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from ragstat.errors import InputError
 from ragstat.inference import analyze
 from ragstat.inference.paired import compare
 from ragstat.records import aggregate_arrays
+from ragstat.records.docstats import DocStats
 from ragstat.study.run import Study
+from ragstat.study.sampling import expand_stats
 
 __all__ = ["by_stratum", "summarize", "write_study"]
 
@@ -70,29 +77,43 @@ def _counts(study: Study) -> dict:
     }
 
 
+def _stats(g, y: np.ndarray, score: str) -> DocStats:
+    """Per-document sums of ``y``; expanded to n_d when the queries were sampled (weights)."""
+    doc = g["doc_id"].to_numpy()
+    stats = aggregate_arrays(doc, y, score=score)
+    if "weight" not in g.columns:
+        return stats
+    return expand_stats(stats, aggregate_arrays(doc, g["weight"].to_numpy(), score="weight").s)
+
+
+def _mean(g, column: str) -> float:
+    y = g[column].to_numpy(float)
+    return float(np.average(y, weights=g["weight"].to_numpy()) if "weight" in g else y.mean())
+
+
 def summarize(study: Study, *, level: float = 0.95, seed: int = 0, reps: int = 9_999) -> dict:
     """hit@1 (micro and macro) per retriever with clustered intervals; paired first − second."""
     by = {name: g for name, g in study.records.groupby("retriever", sort=False)}
+    weighted = "weight" in study.records.columns
+    methods = [m for m in SUMMARY_METHODS if not (weighted and m == "wald_iid")]
     retrievers = {}
     for name in study.config.retrievers:
         g = by[name]
-        stats = aggregate_arrays(g["doc_id"].to_numpy(), g["hit1"].to_numpy(), score="hit1")
-        report = analyze(
-            stats, level=level, methods=SUMMARY_METHODS, seed=seed, bootstrap_reps=reps
-        )
-        retrievers[name] = {"hit1": report.to_dict(), "mrr_at_10_micro": float(g["rr"].mean())}
+        stats = _stats(g, g["hit1"].to_numpy(), "hit1")
+        report = analyze(stats, level=level, methods=methods, seed=seed, bootstrap_reps=reps)
+        retrievers[name] = {"hit1": report.to_dict(), "mrr_at_10_micro": _mean(g, "rr")}
     out = {"retrievers": retrievers}
     if len(study.config.retrievers) >= 2:  # the first two retrievers, as configured
         a, b = study.config.retrievers[:2]
         ga, gb = by[a], by[b]
         diff = ga["hit1"].to_numpy(float) - gb["hit1"].to_numpy(float)  # same queries, same order
-        stats = aggregate_arrays(ga["doc_id"].to_numpy(), diff, score=f"hit1 {a} - {b}")
+        stats = _stats(ga, diff, f"hit1 {a} - {b}")
         res = compare(
             stats,
             level=level,
             seed=seed,
             bootstrap_reps=reps,
-            methods=[m for m in SUMMARY_METHODS if m != "wald_iid"] + ["wald_iid"],
+            methods=methods,  # wald_iid last, as in SUMMARY_METHODS
         )
         out["paired"] = {"systems": [a, b], **res.to_dict()}
     return out
@@ -110,7 +131,7 @@ def by_stratum(study: Study, column: str) -> dict:
         out.setdefault(name, {})[str(stratum)] = {
             "K": int(per_doc.size),
             "N": len(g),
-            "micro": float(g["hit1"].mean()),
+            "micro": _mean(g, "hit1"),
             "macro": float(per_doc.mean()),
         }
     return out
@@ -152,6 +173,8 @@ def write_study(
         "files": {n: f"{n}.parquet" for n in ("records", "candidates", "documents")},
         **summarize(study, seed=seed, reps=reps),
     }
+    if study.sampling is not None:
+        summary["sampling"] = study.sampling
     if strata is not None:
         summary["by_stratum"] = {"field": strata, "hit1": by_stratum(study, strata)}
     meta = {

@@ -12,21 +12,34 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from ragstat.corpus.analysis import Analyzer
 from ragstat.corpus.chunking import chunk_corpus, query_text
 from ragstat.corpus.document import Corpus
 from ragstat.errors import InputError
-from ragstat.retrieval import make_retriever
 from ragstat.retrieval.base import SearchResult
-from ragstat.retrieval.fusion import rrf
 from ragstat.study.config import StudyConfig
-from ragstat.study.outcomes import outcomes
+from ragstat.study.sampling import QuerySample, sample
+from ragstat.study.search import fit_retriever, fuse, search_depth, searched
+from ragstat.study.tables import (
+    Labels,
+    candidate_columns,
+    candidates_frame,
+    outcome_columns,
+    records_frame,
+)
 
-__all__ = ["Study", "run_study"]
+if TYPE_CHECKING:
+    from ragstat.engine import Executor
+
+__all__ = ["BATCH_SIZE", "Prepared", "Study", "prepare", "run_study"]
+
+#: Queries per batch task of a batched study (fewer only when the study has fewer).
+BATCH_SIZE = 10_000
 
 Progress = Callable[[str], None]
 
@@ -43,6 +56,7 @@ class Study:
     documents: pd.DataFrame
     n_chunks: int
     n_indexed: int
+    sampling: dict | None = None  # the query sample's design (summary.json "sampling")
 
 
 def _scalar(value: object) -> object:
@@ -100,6 +114,7 @@ class _Plan:
     query_pos: np.ndarray
     exclude: np.ndarray
     chunk_doc: np.ndarray
+    doc_codes: np.ndarray
 
 
 def _plan(table, config: StudyConfig) -> tuple[_Plan, dict[str, int]]:
@@ -118,133 +133,154 @@ def _plan(table, config: StudyConfig) -> tuple[_Plan, dict[str, int]]:
     where = np.full(eligible.size, -1)
     where[index_pos] = np.arange(index_pos.size)
     per_doc = dict(zip(doc_codes.tolist(), counts.tolist(), strict=True))
-    return _Plan(index_pos, query_pos, where[query_pos], chunk_doc), per_doc
+    plan = _Plan(index_pos, query_pos, where[query_pos], chunk_doc, doc_codes)
+    return plan, per_doc
 
 
-def run_study(
-    corpus: Corpus, config: StudyConfig | None = None, *, progress: Progress | None = None
-) -> Study:
-    """Run every configured retriever on the same self-retrieval queries."""
-    config = config or StudyConfig()
-    say = progress or (lambda _msg: None)
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A study before any search: chunks, the index, the queries (index coordinates).
+
+    ``query`` is each query's own chunk as an index position (its exclusion);
+    ``chunk_doc`` the document code of every indexed chunk; ``weight`` n_d / m_d per
+    query when the queries are sampled.
+    """
+
+    texts: list[str]  # indexed chunk texts, index order
+    queries: list[str]
+    query: np.ndarray
+    chunk_doc: np.ndarray
+    labels: Labels
+    documents: pd.DataFrame
+    meta: pd.DataFrame
+    weight: np.ndarray | None
+    sampling: QuerySample | None
+    n_chunks: int
+
+
+def prepare(corpus: Corpus, config: StudyConfig) -> Prepared:
+    """Chunk the corpus, plan index and queries, draw the query sample if configured."""
     if len(corpus) == 0:
         raise InputError(f"{corpus.source or 'corpus'}: no documents to study")
     table = chunk_corpus(corpus, config.chunk_words)
     plan, per_doc = _plan(table, config)
     documents = _documents_table(corpus, per_doc)
+    query_pos, query, weight, smp = plan.query_pos, plan.exclude, None, None
+    if config.sample_queries is not None:
+        smp = sample(plan.chunk_doc[query_pos], config.sample_queries, config.sample_seed)
+        query_pos, query = query_pos[smp.keep], query[smp.keep]
+        weight = smp.weights(plan.chunk_doc[query_pos])
+        documents = _with_sampling(documents, plan.doc_codes, smp)
     texts = list(table.text)
-    queries = [query_text(texts[i], config.query_words) for i in plan.query_pos]
+    idx = plan.index_pos
+    labels = Labels(
+        chunk_id=np.asarray(table.chunk_id, dtype=object)[idx],
+        doc_id=np.asarray(table.doc_id, dtype=object)[idx],
+        position=np.asarray(table.position)[idx],
+    )
+    return Prepared(
+        texts=[texts[i] for i in idx],
+        queries=[query_text(texts[i], config.query_words) for i in query_pos],
+        query=query,
+        chunk_doc=plan.chunk_doc[idx],
+        labels=labels,
+        documents=documents,
+        meta=documents.dropna(subset=["doc_id"]).set_index("doc_id").filter(like="meta_"),
+        weight=weight,
+        sampling=smp,
+        n_chunks=len(texts),
+    )
+
+
+def _with_sampling(documents: pd.DataFrame, doc_codes: np.ndarray, smp: QuerySample):
+    """documents.parquet gains n_d (queries_eligible) and m_d (queries_sampled)."""
+    code = {d: i for i, d in enumerate(doc_codes.tolist())}
+    at = np.array([code.get(d, -1) if d is not None else -1 for d in documents["doc_id"]])
+    n = np.concatenate([smp.n, np.zeros(max(0, doc_codes.size - smp.n.size), np.int64)])
+    m = np.concatenate([smp.m, np.zeros(max(0, doc_codes.size - smp.m.size), np.int64)])
+    out = documents.copy()
+    pos = out.columns.get_loc("reason") + 1
+    out.insert(pos, "queries_eligible", np.where(at >= 0, n[np.maximum(at, 0)], 0))
+    out.insert(pos + 1, "queries_sampled", np.where(at >= 0, m[np.maximum(at, 0)], 0))
+    return out
+
+
+def run_study(
+    corpus: Corpus,
+    config: StudyConfig | None = None,
+    *,
+    progress: Progress | None = None,
+    executor: Executor | None = None,
+    index_dir: str | Path | None = None,
+    parts_dir: str | Path | None = None,
+    batch_size: int = BATCH_SIZE,
+    replace_index: bool = False,
+) -> Study:
+    """Run every configured retriever on the same self-retrieval queries.
+
+    With ``executor`` and ``index_dir`` both None (the default) everything runs in
+    this process. Otherwise the study is batched (:mod:`ragstat.study.batches`):
+    the index is saved to ``index_dir`` (default: a temporary folder, removed
+    after) and reused when it matches; batches of ≥ ``batch_size`` queries run on
+    ``executor`` (default: serial), each opening the saved index; Parquet parts
+    go to ``parts_dir`` (default ``index_dir/parts``, removed after assembly). A
+    saved index built for another corpus or configuration is an error unless
+    ``replace_index``. The tables are identical to the in-process run's.
+    """
+    config = config or StudyConfig()
+    say = progress or (lambda _msg: None)
+    prep = prepare(corpus, config)
     say(
-        f"{len(corpus)} documents, {len(texts)} chunks ({plan.index_pos.size} indexed), "
-        f"{len(queries)} queries"
+        f"{len(corpus)} documents, {prep.n_chunks} chunks ({len(prep.texts)} indexed), "
+        f"{len(prep.queries)} queries"
     )
-    results = _search_all(
-        config,
-        [texts[i] for i in plan.index_pos],
-        queries,
-        plan.exclude,
-        say,
-        show_progress=progress is not None,
-    )
-    frames, cands = [], []
-    meta = documents.dropna(subset=["doc_id"]).set_index("doc_id").filter(like="meta_")
-    for name, res in results.items():
-        res = SearchResult(
-            indices=np.where(res.indices >= 0, plan.index_pos[np.maximum(res.indices, 0)], -1),
-            scores=res.scores,
+    if executor is None and index_dir is None:
+        lists = _search_all(config, prep, say, show_progress=progress is not None)
+        columns = {
+            name: (
+                outcome_columns(res, prep.query, prep.chunk_doc),
+                candidate_columns(res, prep.query, config.k),
+            )
+            for name, res in lists.items()
+        }
+    else:
+        from ragstat.study.batches import run_batches
+
+        columns = run_batches(
+            prep,
+            config,
+            corpus.fingerprint,
+            executor=executor,
+            index_dir=index_dir,
+            parts_dir=parts_dir,
+            batch_size=batch_size,
+            replace_index=replace_index,
+            say=say,
         )
-        frames.append(_records(name, res, table, plan.query_pos, plan.chunk_doc, meta))
-        cands.append(_candidates(name, res, table, plan.query_pos, config.k))
+    frames, cands = [], []
+    for name, (rec, cand) in columns.items():
+        frame = records_frame(name, rec, prep.labels, prep.weight)
+        frames.append(frame.join(prep.meta, on="doc_id") if len(prep.meta.columns) else frame)
+        cands.append(candidates_frame(name, cand, prep.labels))
     return Study(
         config=config,
         fingerprint=corpus.fingerprint,
         source=corpus.source,
         records=pd.concat(frames, ignore_index=True),
         candidates=pd.concat(cands, ignore_index=True),
-        documents=documents,
-        n_chunks=len(texts),
-        n_indexed=int(plan.index_pos.size),
+        documents=prep.documents,
+        n_chunks=prep.n_chunks,
+        n_indexed=len(prep.texts),
+        sampling=None if prep.sampling is None else prep.sampling.to_dict(),
     )
 
 
-def _search_all(
-    config, texts, queries, exclude, say, show_progress=False
-) -> dict[str, SearchResult]:
-    """Each retriever once; RRF fuses the other requested retrievers' deeper lists.
-
-    Outcome columns need ranks up to 10, so lists are at least 10 deep whatever ``k`` is.
-    """
-    analyzer = Analyzer(stopwords=config.stopwords, stemmer=config.stemmer)
-    depth = max(config.k, 10)
-    members = config.rrf_members()
-    deep = max(depth, config.rrf_depth) if "rrf" in config.retrievers else depth
-    options = {
-        "bm25": {"k1": config.bm25_k1, "b": config.bm25_b},
-        "dense": {"show_progress": show_progress},
-    }
+def _search_all(config, prep: Prepared, say, show_progress=False) -> dict[str, SearchResult]:
+    """Each retriever fitted and searched in turn (one index in memory at a time), then fused."""
     lists = {}
-    for name in [n for n in config.retrievers if n != "rrf"] + [
-        m for m in members if m not in config.retrievers
-    ]:
-        say(f"{name}: indexing {len(texts)} chunks and searching {len(queries)} queries")
-        retriever = make_retriever(name, analyzer, **options.get(name, {}))
-        retriever.fit(texts)
-        lists[name] = retriever.search(queries, deep if name in members else depth, exclude)
-    out = {}
-    for name in config.retrievers:
-        if name == "rrf":
-            say(f"rrf: fusing {', '.join(members)} (k = {config.rrf_k}, depth {config.rrf_depth})")
-            fused = rrf([lists[m] for m in members], k=config.rrf_k, depth=config.rrf_depth)
-            out[name] = _cut(fused, depth)
-        else:
-            out[name] = _cut(lists[name], depth)
-    return out
-
-
-def _cut(res: SearchResult, depth: int) -> SearchResult:
-    return SearchResult(indices=res.indices[:, :depth], scores=res.scores[:, :depth])
-
-
-def _records(name, res, table, query_pos, chunk_doc, meta) -> pd.DataFrame:
-    o = outcomes(res, chunk_doc[query_pos], chunk_doc)
-    chunk_id = np.asarray(table.chunk_id, dtype=object)
-    doc_id = np.asarray(table.doc_id, dtype=object)
-    top = o.top1_index
-    frame = pd.DataFrame(
-        {
-            "query_id": chunk_id[query_pos],
-            "doc_id": doc_id[query_pos],
-            "position": np.asarray(table.position)[query_pos],
-            "retriever": name,
-            "hit1": o.hit[1],
-            "first_rank": pd.Series(o.first_rank).astype("Int64"),  # null when not in the top k
-            "rr": o.rr,
-            **{f"hit{j}": v for j, v in o.hit.items() if j > 1},
-            "top1_chunk": np.where(top >= 0, chunk_id[np.maximum(top, 0)], None),
-            "top1_doc": np.where(top >= 0, doc_id[np.maximum(top, 0)], None),
-            "top1_score": o.top1_score,
-            "top1_tied": o.top1_tied,
-        }
-    )
-    if len(meta.columns):
-        frame = frame.join(meta, on="doc_id")
-    return frame
-
-
-def _candidates(name, res, table, query_pos, k: int) -> pd.DataFrame:
-    keep = res.indices >= 0
-    keep[:, k:] = False
-    rows, ranks = np.nonzero(keep)
-    idx = res.indices[keep]
-    chunk_id = np.asarray(table.chunk_id, dtype=object)
-    doc_id = np.asarray(table.doc_id, dtype=object)
-    return pd.DataFrame(
-        {
-            "query_id": chunk_id[query_pos][rows],
-            "retriever": name,
-            "rank": ranks + 1,
-            "chunk_id": chunk_id[idx],
-            "doc_id": doc_id[idx],
-            "score": res.scores[keep],
-        }
-    )
+    for name in searched(config):
+        say(f"{name}: indexing {len(prep.texts)} chunks and searching {len(prep.queries)} queries")
+        retriever = fit_retriever(config, name, prep.texts, show_progress)
+        lists[name] = retriever.search(prep.queries, search_depth(config, name), prep.query)
+        del retriever
+    return fuse(config, lists, say)
