@@ -154,6 +154,20 @@ def test_duplicate_query_ids_across_files(tmp_path, data):
     assert table.num_rows + 2 == got.N
 
 
+def test_duplicate_check_split_into_hash_buckets(tmp_path, data, monkeypatch):
+    """Very large datasets split the id check into hash buckets: same findings."""
+    import ragstat.records.scale as scale
+
+    monkeypatch.setattr(scale, "ID_ROWS_PER_TASK", 7)
+    _, table = data
+    pq.write_table(table, tmp_path / "a.parquet")
+    pq.write_table(table.slice(10, 2), tmp_path / "b.parquet")
+    with pytest.raises(InputError, match=r"duplicate 'query_id' values: 'q10' \(2×\), 'q11'"):
+        aggregate_dataset(tmp_path, score="y")
+    (tmp_path / "b.parquet").unlink()
+    assert table.num_rows == aggregate_dataset(tmp_path, score="y").N
+
+
 def test_missing_query_ids(tmp_path, data):
     _, table = data
     ids = table["query_id"].to_pylist()

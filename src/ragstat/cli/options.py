@@ -163,13 +163,14 @@ def parse_systems(systems: str | None) -> tuple[str, str] | None:
 def warn_if_weighted(report, path: Path | None):
     """Records of a sampled study carry ``weight = n_d/m_d``: this verb does not use it, so its
     micro is the unweighted one — say so in the result (the study's summary has the weighted)."""
-    if path is None or not Path(path).is_file():
+    if path is None:
         return report
     from dataclasses import replace
 
-    from ragstat.records import table_columns
+    from ragstat.records import dataset_files, table_columns
 
-    if "weight" not in table_columns(path):
+    first = dataset_files(path)[0][0]  # a file, or a dataset's first file
+    if "weight" not in table_columns(first):
         return report
     note = (
         f"{path} has a weight column (a sampled-query study, weight = n_d/m_d): these intervals "

@@ -16,6 +16,7 @@ from ragstat.cli import options as o
 from ragstat.cli.runlog import absolute, headline, out_dir, recorded
 from ragstat.corpus.loaders import load_corpus
 from ragstat.engine import get_executor
+from ragstat.errors import InputError
 
 Retrievers = Annotated[str, typer.Option(help="Comma-separated: bm25, tfidf, dense, rrf")]
 ChunkWords = Annotated[int, typer.Option(help="Words per chunk")]
@@ -62,6 +63,8 @@ class Scale:
         return self.engine != "local" or self.workers > 1 or self.index_dir is not None
 
     def executor(self):
+        if self.scheduler is not None and self.engine != "dask":
+            raise InputError("--scheduler applies to --engine dask only")
         if not self.batched:
             return nullcontext(None)
         return get_executor(self.workers, self.engine, self.scheduler)
@@ -94,7 +97,14 @@ def _run(
         log.corpus_fingerprint = corpus.fingerprint
         with _progress(show) as say, scale.executor() as executor:
             index_dir = scale.index_dir or (out / "index" if scale.batched else None)
-            study = run_study(corpus, config, progress=say, executor=executor, index_dir=index_dir)
+            study = run_study(
+                corpus,
+                config,
+                progress=say,
+                executor=executor,
+                index_dir=index_dir,
+                replace_index=scale.index_dir is None,  # OUT/index is this run's to rebuild
+            )
             say("clustered intervals and the paired comparison")
             summary = write_study(study, out, seed=seed, strata=strata)
             log.wrote(*(out / f for f in (*summary["files"].values(), "summary.json")))

@@ -166,10 +166,22 @@ def dask_executor(
 
 def _connect(address: str, timeout: float) -> DaskExecutor:
     from distributed import Client
+    from distributed.comm import parse_address, parse_host_port
 
     try:
+        scheme, location = parse_address(address)
+        if scheme not in ("tcp", "tls", "ws", "wss", "ucx", "inproc"):
+            raise ValueError(f"unknown protocol {scheme!r}")
+        if scheme != "inproc":
+            parse_host_port(location)  # a missing or non-numeric port is an error here
+    except (ValueError, TypeError) as exc:
+        raise EngineError(
+            f"{address!r} is not a Dask scheduler address ({exc}): give tcp://HOST:PORT in "
+            "--scheduler or DASK_SCHEDULER_ADDRESS"
+        ) from None
+    try:
         client = Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
         raise EngineError(
             f"cannot reach the Dask scheduler at {address} within {timeout:g} s: "
             "start one with `dask scheduler` or check --scheduler / DASK_SCHEDULER_ADDRESS"

@@ -41,7 +41,7 @@ def dataset_files(path: str | Path) -> list[DatasetFile]:
     text = str(path)
     p = Path(text)
     if p.is_file():
-        return [(str(p), ())]
+        return [(str(p.resolve()), ())]  # absolute: a remote worker has its own working folder
     if p.is_dir():
         root = p
         found = [
@@ -58,7 +58,7 @@ def dataset_files(path: str | Path) -> list[DatasetFile]:
             raise InputError(f"{text}: no file matches this pattern")
     else:
         raise InputError(f"{text}: no such file, folder or pattern")
-    return [(str(f), _partition(f, root)) for f in sorted(found)]
+    return [(str(f.resolve()), _partition(f, root)) for f in sorted(found)]
 
 
 def open_dataset_file(con, file: DatasetFile, system: str | None, system_column: str | None):

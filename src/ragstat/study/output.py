@@ -31,6 +31,12 @@ from ragstat.study.sampling import expand_stats
 __all__ = ["by_stratum", "summarize", "write_study"]
 
 SUMMARY_METHODS = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
+#: Sampled queries: the CR2 SE stays right on the expanded totals, but the Bell–McCaffrey /
+#: Imbens–Kolesár df assume all n_d queries of a document were scored (with m_d = 1 the BM df
+#: is overstated, e.g. 19 vs 7): only methods whose reference distribution does not depend on
+#: the within-document structure are reported — CR1 with t(K − 1) (ultimate cluster), t on
+#: document rates, and the document bootstrap-t.
+SAMPLED_METHODS = ("cr1", "t_rates", "doc_bootstrap_t")
 
 
 def _versions() -> dict[str, str]:
@@ -95,7 +101,7 @@ def summarize(study: Study, *, level: float = 0.95, seed: int = 0, reps: int = 9
     """hit@1 (micro and macro) per retriever with clustered intervals; paired first − second."""
     by = {name: g for name, g in study.records.groupby("retriever", sort=False)}
     weighted = "weight" in study.records.columns
-    methods = [m for m in SUMMARY_METHODS if not (weighted and m == "wald_iid")]
+    methods = list(SAMPLED_METHODS if weighted else SUMMARY_METHODS)
     retrievers = {}
     for name in study.config.retrievers:
         g = by[name]
@@ -174,7 +180,19 @@ def write_study(
         **summarize(study, seed=seed, reps=reps),
     }
     if study.sampling is not None:
-        summary["sampling"] = study.sampling
+        summary["sampling"] = {
+            **study.sampling,
+            "methods": (
+                "micro: CR1 with t(K − 1) and the document bootstrap-t on the expanded totals; "
+                "CR2's Bell–McCaffrey/Imbens–Kolesár df assume every query was scored and are "
+                "not reported; macro: t on document means"
+            ),
+            "diagnostics": (
+                "ICC, DEFF and n_eff are computed from the expanded per-document totals "
+                f"(N = Σ n_d) while {study.sampling.get('queries_sampled')} queries were "
+                "scored: read them as rough"
+            ),
+        }
     if strata is not None:
         summary["by_stratum"] = {"field": strata, "hit1": by_stratum(study, strata)}
     meta = {
