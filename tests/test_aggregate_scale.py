@@ -156,9 +156,9 @@ def test_duplicate_query_ids_across_files(tmp_path, data):
 
 def test_duplicate_check_split_into_hash_buckets(tmp_path, data, monkeypatch):
     """Very large datasets split the id check into hash buckets: same findings."""
-    import ragstat.records.scale as scale
+    import ragstat.records.dataset_ids as ids
 
-    monkeypatch.setattr(scale, "ID_ROWS_PER_TASK", 7)
+    monkeypatch.setattr(ids, "ID_ROWS_PER_TASK", 7)
     _, table = data
     pq.write_table(table, tmp_path / "a.parquet")
     pq.write_table(table.slice(10, 2), tmp_path / "b.parquet")

@@ -83,22 +83,10 @@ def simulate(
     )
     if (census is None) == (not from_study):
         raise InputError("give a CENSUS file or one or more --from-study folders")
-    settings = {
-        "census": absolute(census),
-        "from_study": [absolute(f) for f in from_study or []],
-        "k": ks,
-        **opts,
-        "cluster": cluster,
-        "score": score,
-        "strata": strata,
-        "system": system,
-        "engine": engine,
-    }
-    inputs = (
-        {"census": census}
-        if census is not None
-        else {f"study{i}": Path(f) / "records.parquet" for i, f in enumerate(from_study)}
-    )
+    settings, inputs = _settings(
+        census, from_study, ks, opts, cluster=cluster, score=score, strata=strata,
+        system=system, engine=engine,
+    )  # fmt: skip
     folder_out = out_folder and out_dir(out_folder)
     with recorded("simulate", settings, inputs=inputs, out=folder_out) as log:
         with (
@@ -110,26 +98,48 @@ def simulate(
             out, pops = _simulate(census, from_study, ks, opts, cluster, score, strata, system)
         log.results = _headline(out)
         if folder_out is not None:
-            from ragstat.report import report_from_simulation
-
-            source = str(census) if census is not None else ", ".join(map(str, from_study))
-            log.wrote(write_json(folder_out / "result.json", out))
-            log.write_report(
-                report_from_simulation(
-                    out,
-                    source=source,
-                    created=log.started_at,
-                    census=pops[0] if census is not None else pops,
-                    score=score if census is not None else (score if score != "hit" else "hit1"),
-                    types=types,
-                )
-            )
+            _write(log, folder_out, out, census, from_study, pops, score, types)
     if as_json:
         typer.echo(json.dumps(out, ensure_ascii=False))
     else:
         from ragstat.cli.render_sim import print_coverage
 
         print_coverage(out)
+
+
+def _settings(census, from_study, ks, opts, **columns) -> tuple[dict, dict]:
+    """The run's config for the registry (paths absolute) and its inputs by role."""
+    settings = {
+        "census": absolute(census),
+        "from_study": [absolute(f) for f in from_study or []],
+        "k": ks,
+        **opts,
+        **columns,
+    }
+    inputs = (
+        {"census": census}
+        if census is not None
+        else {f"study{i}": Path(f) / "records.parquet" for i, f in enumerate(from_study)}
+    )
+    return settings, inputs
+
+
+def _write(log, folder_out: Path, out: dict, census, from_study, pops, score, types) -> None:
+    """result.json and the report in the output folder."""
+    from ragstat.report import report_from_simulation
+
+    source = str(census) if census is not None else ", ".join(map(str, from_study))
+    log.wrote(write_json(folder_out / "result.json", out))
+    log.write_report(
+        report_from_simulation(
+            out,
+            source=source,
+            created=log.started_at,
+            census=pops[0] if census is not None else pops,
+            score=score if census is not None else (score if score != "hit" else "hit1"),
+            types=types,
+        )
+    )
 
 
 def _simulate(census, from_study, ks, opts, cluster, score, strata, system) -> tuple[dict, list]:

@@ -13,10 +13,8 @@ exact within files; across files the pair joining two parts is added when the
 parts' position ranges follow one another, and the lag sums are dropped with a
 warning when they interleave (never silently wrong).
 
-Query ids must be unique across the whole dataset, not only within each file:
-a second pass sorts 64-bit hashes of the ids (split into one hash bucket per
-worker: 8 bytes a query over the workers), then confirms any shared hash on the
-ids themselves.
+Query ids must be unique across the whole dataset, not only within each file
+(:mod:`ragstat.records.dataset_ids`).
 
 Files (small ones batched into tasks of at least TASK_BYTES) run on any executor
 (``ragstat.engine``): serial, local processes or Dask workers that can read the
@@ -36,6 +34,7 @@ import pyarrow.compute as pc
 
 from ragstat.errors import InputError
 from ragstat.records import duck
+from ragstat.records.dataset_ids import check_ids, connect_threads, dataset_label
 from ragstat.records.docstats import DocStats, LagSums
 from ragstat.records.duck import Columns, ident
 from ragstat.records.files import (
@@ -87,17 +86,6 @@ class _FileTask:
     threads: int | None = None  # DuckDB threads (None: every core; 1 beside other tasks)
 
 
-@dataclass(frozen=True)
-class _IdTask:
-    files: tuple[DatasetFile, ...]
-    query_id: str
-    system: str | None
-    system_column: str | None
-    bucket: int
-    buckets: int
-    threads: int | None = None
-
-
 class _Serial:
     workers = 1
 
@@ -106,24 +94,9 @@ class _Serial:
         return [fn(t) for t in tasks]
 
 
-def _connect(threads: int | None):
-    con = duck.connect()
-    if threads is not None:
-        con.execute(f"SET threads = {int(threads)}")
-    return con
-
-
-#: Query ids hashed by one task of the duplicate check (≈ 2 GB of 64-bit hashes).
-ID_ROWS_PER_TASK = 250_000_000
-
-
-def _label(path: str, system: str | None) -> str:
-    return path + (f" (system {system!r})" if system else "")
-
-
 def _aggregate_files(task: _FileTask) -> list[Part]:
     """One part per file of the batch, on one DuckDB connection."""
-    con = _connect(task.threads)
+    con = connect_threads(task.threads)
     try:
         return [_aggregate_part(con, task, file) for file in task.files]
     finally:
@@ -132,7 +105,7 @@ def _aggregate_files(task: _FileTask) -> list[Part]:
 
 def _aggregate_part(con, task: _FileTask, file: DatasetFile) -> Part:
     """One file: validated and aggregated by DuckDB exactly as `aggregate_file` does."""
-    path, label = file[0], _label(file[0], task.system)
+    path, label = file[0], dataset_label(file[0], task.system)
     available, column = open_dataset_file(con, file, task.system, task.system_column)
     cols = task.cols
     if cols.query_id == "auto":
@@ -204,61 +177,6 @@ def _sums(con, path: str, label: str, rows: int, cols: Columns, c: float, system
     )
 
 
-def _id_hashes(con, task: _IdTask) -> tuple[int, np.ndarray]:
-    """Missing ids, and the 64-bit id hashes shared by two rows, in this bucket.
-
-    The hashes are sorted in numpy (8 bytes a query, sorted in place): far less memory
-    and time than a GROUP BY over every id.
-    """
-    q = f"CAST({ident(task.query_id)} AS VARCHAR)"
-    where = f" AND hash({q}) % {task.buckets} = {task.bucket}" if task.buckets > 1 else ""
-    chunks, nulls = [], 0
-    for file in task.files:
-        open_dataset_file(con, file, task.system, task.system_column)
-        label = _label(file[0], task.system)
-        sql = f"SELECT hash({q}) AS h FROM rows WHERE {q} IS NOT NULL{where}"
-        chunks.append(np.asarray(duck.run(con, label, sql).fetchnumpy()["h"], dtype=np.uint64))
-        if task.bucket == 0:
-            sql = f"SELECT count(*) FROM rows WHERE {ident(task.query_id)} IS NULL"
-            nulls += duck.run(con, label, sql).fetchone()[0]
-    hashes = np.concatenate(chunks) if chunks else np.empty(0, np.uint64)
-    del chunks
-    hashes.sort()
-    return nulls, np.unique(hashes[1:][hashes[1:] == hashes[:-1]])[:1000]
-
-
-def _duplicate_ids(task: _IdTask) -> tuple[int, list[tuple[str, int]]]:
-    """(missing ids, up to 3 duplicated ids with their counts) for one hash bucket."""
-    con = _connect(task.threads)
-    try:
-        nulls, shared = _id_hashes(con, task)
-        if not shared.size:
-            return nulls, []
-        q = f"CAST({ident(task.query_id)} AS VARCHAR)"
-        con.execute("CREATE TEMP TABLE ids (q VARCHAR)")
-        wanted = ", ".join(str(int(h)) for h in shared)
-        for file in task.files:  # confirm on the ids themselves (a hash may be shared)
-            open_dataset_file(con, file, task.system, task.system_column)
-            con.execute(f"INSERT INTO ids SELECT {q} FROM rows WHERE hash({q}) IN ({wanted})")
-        dup = con.execute(
-            "SELECT q, count(*) FROM ids GROUP BY q HAVING count(*) > 1 ORDER BY q LIMIT 3"
-        ).fetchall()
-        return nulls, [(r[0], int(r[1])) for r in dup]
-    finally:
-        con.close()
-
-
-def _check_ids(ex: Executor, label: str, tasks: list[_IdTask], name: str) -> None:
-    found = ex.map(_duplicate_ids, tasks)
-    nulls = sum(f[0] for f in found)
-    if nulls:
-        raise InputError(f"{label}: {name!r} is missing in {nulls} row(s)")
-    dup = sorted(d for f in found for d in f[1])[:3]
-    if dup:
-        shown = ", ".join(f"{q!r} ({c}×)" for q, c in dup)
-        raise InputError(f"{label}: duplicate {name!r} values: {shown}")
-
-
 def aggregate_dataset(
     path: str | Path,
     *,
@@ -283,7 +201,7 @@ def aggregate_dataset(
     files = dataset_files(path)
     ex = _Serial() if executor is None else executor
     cols = Columns(cluster, score, stratum, position, query_id)
-    label = _label(str(path), system)
+    label = dataset_label(str(path), system)
     workers = max(1, int(getattr(ex, "workers", 1)))
     threads = None if workers == 1 else 1  # tasks run side by side: one DuckDB thread each
     tasks = [
@@ -304,15 +222,8 @@ def aggregate_dataset(
         )
     name = names.pop()
     if name is not None:
-        # One pass with every DuckDB thread is fastest (8 bytes a row in memory): split into
-        # hash buckets only when the ids would not fit one task (measured: 2 single-threaded
-        # buckets on 50M rows took 15 s against 1 s for one pass).
-        buckets = max(1, -(-sum(p.rows for p in parts) // ID_ROWS_PER_TASK))
-        id_tasks = [
-            _IdTask(tuple(files), name, system, system_column, b, buckets, None)
-            for b in range(buckets)
-        ]
-        _check_ids(ex, label, id_tasks, name)
+        rows = sum(p.rows for p in parts)
+        check_ids(ex, label, files, name, system, system_column, rows)
     stats, lag_note = _combine(parts, label, cols)
     if lag_note:
         warnings.warn(lag_note, stacklevel=2)
