@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
 
 import numpy as np
@@ -31,3 +33,16 @@ def _isolated_registry(tmp_path_factory, monkeypatch):
     path = tmp_path_factory.mktemp("registry") / "registry.sqlite"
     monkeypatch.setenv("RAGSTAT_REGISTRY", str(path))
     monkeypatch.setenv("MPLBACKEND", "Agg")
+
+
+def child_pids() -> set[int]:
+    """Live PIDs whose parent is this process (from /proc: no psutil needed), except
+    multiprocessing's resource tracker (one per interpreter, it exits with this process)."""
+    me, out = str(os.getpid()), set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+            if fields[1] == me and fields[0] != "Z" and b"resource_tracker" not in cmdline:
+                out.add(int(stat.parent.name))
+    return out

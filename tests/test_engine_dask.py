@@ -25,6 +25,7 @@ import pytest
 pytest.importorskip("distributed")
 
 import ragstat
+from conftest import child_pids
 from ragstat.engine import EngineError, get_executor
 from ragstat.errors import InputError
 from ragstat.records import aggregate_arrays, aggregate_dataset
@@ -33,19 +34,6 @@ from test_aggregate_scale import OPTS, assert_same, by_doc_and_position, make_ta
 
 SIM = {"reps": 250, "methods": ("wald_iid", "cr2_bm", "doc_bootstrap_percentile")}
 SIM_KW = {**SIM, "bootstrap_reps": 49, "seed": 11}
-
-
-def _children() -> set[int]:
-    """Live PIDs whose parent is this process (from /proc: no psutil needed), except
-    multiprocessing's resource tracker (one per interpreter, it exits with this process)."""
-    me, out = str(os.getpid()), set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, IndexError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmdline = (stat.parent / "cmdline").read_bytes()
-            if fields[1] == me and fields[0] != "Z" and b"resource_tracker" not in cmdline:
-                out.add(int(stat.parent.name))
-    return out
 
 
 def _fail(x: int) -> int:
@@ -78,11 +66,11 @@ def dataset(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """One 2-worker loopback LocalCluster for the module; checks it leaves nothing behind."""
-    before = _children()
+    before = child_pids()
     scratch = tmp_path_factory.mktemp("dask-scratch")
     with get_executor(2, "dask", scratch=scratch) as ex:
         yield ex
-    assert _children() <= before
+    assert child_pids() <= before
     assert not multiprocessing.active_children()
     assert not any((scratch / "dask-scratch-space").glob("worker-*"))
 
@@ -143,7 +131,7 @@ def test_default_scratch_is_removed(tmp_path, monkeypatch):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))  # the process's temporary folder
-    before = _children()
+    before = child_pids()
     with get_executor(2, "dask") as ex:
         workers_dirs = ex.client.run(lambda dask_worker: dask_worker.local_directory)
         scratch = {Path(d).parents[1] for d in workers_dirs.values()}
@@ -152,7 +140,7 @@ def test_default_scratch_is_removed(tmp_path, monkeypatch):
         assert ex.map(_fail, [1]) == [1]
     assert not any(p.exists() for p in scratch)
     assert list(tmp.iterdir()) == []  # nothing left in the temporary folder, not even locks
-    assert _children() <= before
+    assert child_pids() <= before
 
 
 def _closed_port() -> int:

@@ -7,16 +7,15 @@ folder and no parts folder behind.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import multiprocessing
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import child_pids
 from ragstat.corpus.analysis import Analyzer
 from ragstat.corpus.document import Corpus, Document, Excluded
 from ragstat.corpus.loaders import load_jsonl
@@ -54,18 +53,6 @@ def synthetic_corpus(n_docs: int = 70, seed: int = 0) -> Corpus:
     return Corpus(tuple(docs), (Excluded("broken.pdf", "unreadable PDF"),), source="synthetic")
 
 
-def _children() -> set[int]:
-    """Live child PIDs of this process (multiprocessing's resource tracker excepted)."""
-    me, out = str(os.getpid()), set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, IndexError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmdline = (stat.parent / "cmdline").read_bytes()
-            if fields[1] == me and fields[0] != "Z" and b"resource_tracker" not in cmdline:
-                out.add(int(stat.parent.name))
-    return out
-
-
 def assert_same_study(a, b) -> None:
     pd.testing.assert_frame_equal(a.records, b.records, check_exact=True)
     pd.testing.assert_frame_equal(a.candidates, b.candidates, check_exact=True)
@@ -97,11 +84,11 @@ def local(corpus):
 def cluster(tmp_path_factory):
     """One 2-worker loopback LocalCluster for the module; it must leave nothing behind."""
     pytest.importorskip("distributed")
-    before = _children()
+    before = child_pids()
     scratch = tmp_path_factory.mktemp("dask-scratch")
     with get_executor(2, "dask", scratch=scratch) as ex:
         yield ex
-    assert _children() <= before
+    assert child_pids() <= before
     assert not multiprocessing.active_children()
     assert not any((scratch / "dask-scratch-space").glob("worker-*"))
 

@@ -5,12 +5,18 @@ Cells are unescaped text; each renderer escapes them for its own format.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ragstat.inference.analyze import RECOMMENDED
 from ragstat.report.fmt import ci, df, method_label, num, pct, signed, whole
-from ragstat.report.model import NAIVE_METHOD, CoverageRow, EstimandBlock, IntervalRow, Report
+from ragstat.report.model import EstimandBlock, IntervalRow, Report
 from ragstat.report.parts import NAIVE_CONTRAST
+from ragstat.report.table import Table, level_text
+from ragstat.report.views_sim import (
+    DESIGN_METHODS,
+    basis_text,
+    coverage_table,
+    reference_method,
+    simulation_summary,
+    simulations_table,
+)
 
 __all__ = [
     "DESIGN_METHODS",
@@ -22,31 +28,11 @@ __all__ = [
     "tables",
 ]
 
-#: The method a design-based analysis reports for each estimand.
-DESIGN_METHODS = {
-    "micro": "stratified_ratio",
-    "macro": "stratified_mean",
-    "type_mean": "two_stage_t",
-}
-
-
-@dataclass(frozen=True)
-class Table:
-    key: str
-    title: str
-    header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    note: str | None = None
-
-
-def _level(report: Report) -> str:
-    return f"{100 * report.level:g} %"
-
 
 def summary_table(report: Report) -> Table:
     """The recommended (honest) interval beside the naive one, per subject and estimand."""
     if report.kind == "simulation":
-        return _simulation_summary(report)
+        return simulation_summary(report)
     rows = []
     for b in report.results:
         h, n = b.honest, b.naive_interval
@@ -68,7 +54,7 @@ def summary_table(report: Report) -> Table:
         "estimand",
         "estimate",
         "method shown",
-        f"{_level(report)} interval",
+        f"{level_text(report)} interval",
         "df",
         "naive iid interval",
         "width honest / naive",
@@ -103,72 +89,6 @@ def _naive_cell(b: EstimandBlock, n: IntervalRow | None) -> str:
     return text
 
 
-def reference_method(design: str, est: str) -> str:
-    """The method seed 000 (SRS) or the design-based analysis reports for ``est``."""
-    if design in ("stratified", "two-stage") or est == "type_mean":
-        return DESIGN_METHODS.get(est, "")
-    return RECOMMENDED.get(est, "")
-
-
-def basis_text(basis: str) -> str:
-    """A recommendation's basis in a few words."""
-    b = basis.strip().lower()
-    if b.startswith("within"):
-        return "within 2 MC SE of nominal"
-    if b.startswith("closest"):
-        return "closest; nominal not reached"
-    return basis.strip() or "basis not recorded"
-
-
-def _simulation_summary(report: Report) -> Table:
-    by = {(r.group, r.k, r.estimand, r.method): r for r in report.coverage}
-    recs = {(r.group, r.key): r for r in report.recommendations}
-    keys = dict.fromkeys((r.group, r.k, r.estimand) for r in report.coverage)
-    rows = []
-    for group, k, est in keys:
-        ref = reference_method(report.design, est)
-        rec = by.get((group, k, est, ref))
-        naive = by.get((group, k, est, NAIVE_METHOD))
-        pick = recs.get((group, f"k={k} {est}"))
-        if pick is None or not pick.methods:
-            chosen = "none"
-        else:
-            chosen = f"{', '.join(pick.methods)} ({basis_text(pick.basis)})"
-        rows.append(
-            (
-                group or "—",
-                str(k),
-                est,
-                ref or "—",
-                _cov(rec),
-                _cov(naive) if naive or report.design == "srs" else "not simulated (design-based)",
-                chosen,
-            )
-        )
-    header = (
-        "census",
-        "k per type" if report.design == "two-stage" else "K per sample",
-        "estimand",
-        "reference method",
-        "its coverage",
-        "naive iid coverage",
-        "recommended here (basis)",
-    )
-    note = (
-        f"Coverage ± Monte-Carlo SE at nominal {_level(report)}. Recommended here: the methods "
-        "within 2 Monte-Carlo SEs of nominal, narrowest first; when none is, the closest one "
-        "(nominal not reached). Reference method: seed 000's for SRS, the design-based "
-        "estimator otherwise."
-    )
-    return Table("summary", "Summary", header, tuple(rows), note)
-
-
-def _cov(r: CoverageRow | None) -> str:
-    if r is None:
-        return "not simulated"
-    return f"{pct(r.coverage)} ± {pct(r.coverage_se)}"
-
-
 def _intervals(report: Report) -> Table:
     rows = tuple(
         (
@@ -193,7 +113,7 @@ def _intervals(report: Report) -> Table:
         "estimand",
         "method",
         "estimate",
-        f"{_level(report)} interval",
+        f"{level_text(report)} interval",
         "width",
         "df",
         "se",
@@ -276,7 +196,7 @@ def _strata(report: Report) -> Table:
         "N",
         "micro",
         "macro",
-        f"macro {_level(report)} t interval",
+        f"macro {level_text(report)} t interval",
     )
     return Table("strata", f"By {report.strata_field or 'stratum'}", header, rows)
 
@@ -312,72 +232,6 @@ def _paired(report: Report) -> Table:
     return Table("paired", "Paired comparison", ("", "value"), tuple(rows))
 
 
-def _coverage(report: Report) -> Table:
-    rows = tuple(
-        (
-            r.group or "—",
-            str(r.k),
-            r.estimand,
-            r.method + (" (naive)" if r.naive else ""),
-            pct(r.coverage),
-            pct(r.coverage_se),
-            num(r.mean_width),
-            num(r.bias),
-            num(r.rmse),
-            pct(r.unavailable),
-            f"{r.reps:,}",
-        )
-        for r in report.coverage
-    )
-    header = (
-        "census",
-        "K",
-        "estimand",
-        "method",
-        "coverage",
-        "MC SE",
-        "mean width",
-        "bias",
-        "RMSE",
-        "unavailable",
-        "samples",
-    )
-    return Table("coverage", "Coverage by method", header, rows)
-
-
-def _simulations(report: Report) -> Table:
-    rows = tuple(
-        (
-            s.group or "—",
-            s.design,
-            whole(s.K),
-            whole(s.N),
-            num(s.micro),
-            num(s.macro),
-            num(s.type_mean),
-            ", ".join(map(str, s.ks)),
-            f"{s.reps:,}",
-            f"{s.bootstrap_reps:,}",
-            "n/a" if s.seed is None else str(s.seed),
-        )
-        for s in report.simulations
-    )
-    header = (
-        "census",
-        "design",
-        "K",
-        "N",
-        "micro",
-        "macro",
-        "type mean",
-        "K per sample",
-        "samples",
-        "bootstrap reps",
-        "seed",
-    )
-    return Table("simulations", "Census and simulation settings", header, rows)
-
-
 def _excluded(report: Report) -> Table:
     rows = tuple(
         (e.doc_id or "—", e.source or "—", "—" if e.chunks is None else str(e.chunks), e.reason)
@@ -411,9 +265,9 @@ def tables(report: Report) -> list[Table]:
     if report.strata:
         out.append(_strata(report))
     if report.simulations:
-        out.append(_simulations(report))
+        out.append(simulations_table(report))
     if report.coverage:
-        out.append(_coverage(report))
+        out.append(coverage_table(report))
     if report.metrics:
         out.append(_metrics(report))
     out.append(_excluded(report))

@@ -35,7 +35,6 @@ exactly as its own (every score scaled by k1 + 1).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
@@ -44,7 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ragstat.errors import BackendUnavailable, InputError
-from ragstat.retrieval.base import SearchResult
+from ragstat.retrieval.base import SearchResult, read_index_info, write_index_info
 from ragstat.retrieval.text import (
     Analyzer,
     check_analyzer,
@@ -185,7 +184,7 @@ class BM25Retriever:
             model.vocab_dict = vocab
             model.nonoccurrence_array = None
             model.save(folder, show_progress=False)
-        (folder / "ragstat-bm25.json").write_text(json.dumps(info), encoding="utf-8")
+        write_index_info(folder, "bm25", info)
 
     @classmethod
     def load(
@@ -199,10 +198,7 @@ class BM25Retriever:
     ) -> BM25Retriever:
         """A fitted retriever from :meth:`save`'s folder (``mmap``: arrays memory-mapped)."""
         folder = Path(folder)
-        info_path = folder / "ragstat-bm25.json"
-        if not info_path.is_file():
-            raise InputError(f"{folder} holds no saved BM25 index ({info_path.name} is missing)")
-        info = json.loads(info_path.read_text(encoding="utf-8"))
+        info = read_index_info(folder, "bm25", "BM25")
         self = cls(analyzer, info["k1"], info["b"], block_elements=block_elements, n_jobs=n_jobs)
         self.n_chunks = int(info["n_chunks"])
         if info["empty"]:

@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ragstat.errors import BackendUnavailable, InputError
-from ragstat.retrieval.base import SearchResult
+from ragstat.retrieval.base import SearchResult, read_index_info, write_index_info
 from ragstat.retrieval.text import Analyzer, check_analyzer, check_texts, tokenize_many
 from ragstat.retrieval.topk import (
     check_exclude,
@@ -116,7 +116,7 @@ class TfidfRetriever:
             np.save(folder / "idf.npy", self.vectorizer.idf_, allow_pickle=False)
         (folder / "vocabulary.json").write_text(json.dumps(terms, ensure_ascii=False), "utf-8")
         info = {"name": self.name, "n_chunks": self.n_chunks, "shape": list(chunks.shape)}
-        (folder / "ragstat-tfidf.json").write_text(json.dumps(info), encoding="utf-8")
+        write_index_info(folder, "tfidf", info)
 
     @classmethod
     def load(
@@ -130,10 +130,7 @@ class TfidfRetriever:
     ) -> TfidfRetriever:
         """A fitted retriever from :meth:`save`'s folder (``mmap``: matrix memory-mapped)."""
         folder = Path(folder)
-        info_path = folder / "ragstat-tfidf.json"
-        if not info_path.is_file():
-            raise InputError(f"{folder} holds no saved TF-IDF index ({info_path.name} is missing)")
-        info = json.loads(info_path.read_text(encoding="utf-8"))
+        info = read_index_info(folder, "tfidf", "TF-IDF")
         self = cls(analyzer, block_elements=block_elements, n_jobs=n_jobs)
         self.n_chunks = int(info["n_chunks"])
         mode = "r" if mmap else None
