@@ -1,8 +1,19 @@
-"""ragstat: document-clustered uncertainty for retrieval and RAG evaluation."""
+"""ragstat: document-clustered uncertainty for retrieval and RAG evaluation.
+
+The names below load on first use, so ``import ragstat`` (and the command line's
+start) stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatError
-from ragstat.inference import Interval, IntervalReport, analyze
-from ragstat.records import DocStats, aggregate_arrays, aggregate_file, aggregate_frame
+
+if TYPE_CHECKING:
+    from ragstat.inference import Interval, IntervalReport, analyze
+    from ragstat.records import DocStats, aggregate_arrays, aggregate_file, aggregate_frame
 
 __version__ = "0.1.0"
 
@@ -20,3 +31,25 @@ __all__ = [
     "aggregate_frame",
     "analyze",
 ]
+
+_LAZY = {
+    "Interval": "ragstat.inference",
+    "IntervalReport": "ragstat.inference",
+    "analyze": "ragstat.inference",
+    "DocStats": "ragstat.records",
+    "aggregate_arrays": "ragstat.records",
+    "aggregate_file": "ragstat.records",
+    "aggregate_frame": "ragstat.records",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ragstat' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,7 +1,5 @@
 """`python -m ragstat` = the `ragstat` command."""
 
-import sys
+from ragstat._entry import run
 
-from ragstat.cli import main
-
-sys.exit(main())
+run()

@@ -7,7 +7,21 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["atomic_write", "atomic_write_text"]
+__all__ = ["atomic_write", "atomic_write_text", "current_umask"]
+
+
+def current_umask() -> int:
+    """The process's umask (read from /proc where possible: setting it is not thread-safe)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
@@ -19,6 +33,7 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; a file is as open() makes it
     try:
         write(Path(tmp))
         os.replace(tmp, path)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -21,6 +24,8 @@ from ragstat.cli import (
 )
 from ragstat.cli.runs import runs_app
 from ragstat.errors import RagstatError
+from ragstat.signals import exit_code, signal_name
+from ragstat.signals import install as install_signals
 
 __all__ = ["app", "main"]
 
@@ -31,50 +36,98 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.command("interval")(interval.interval)
-app.command("compare")(compare.compare)
-app.command("plan")(plan.plan)
-app.command("evaluate")(evaluate.evaluate)
-app.command("generation")(generation.generation)
-app.command("ontology")(ontology.ontology)
-app.command("ingestion")(ingestion.ingestion)
-app.command("latency")(ingestion.latency)
-app.command("simulate")(simulate.simulate)
-app.command("study")(study.study)
-app.command("demo")(study.demo)
-app.command("report")(report.report)
+
+
+class _Interrupted(Exception):
+    """A signal that stopped a verb, carried past click (which would turn it into Abort)."""
+
+    def __init__(self, signal: KeyboardInterrupt) -> None:
+        super().__init__(signal_name(signal))
+        self.signal = signal
+
+
+def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def verb(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            raise _Interrupted(exc) from None
+
+    return verb
+
+
+for _name, _verb in {
+    "interval": interval.interval,
+    "compare": compare.compare,
+    "plan": plan.plan,
+    "evaluate": evaluate.evaluate,
+    "generation": generation.generation,
+    "ontology": ontology.ontology,
+    "ingestion": ingestion.ingestion,
+    "latency": ingestion.latency,
+    "simulate": simulate.simulate,
+    "study": study.study,
+    "demo": study.demo,
+    "report": report.report,
+}.items():
+    app.command(_name)(_guarded(_verb))
 app.add_typer(runs_app, name="runs")
 
 
+def _interrupted(exc: BaseException) -> int:
+    print(f"ragstat: interrupted by {signal_name(exc)}", file=sys.stderr)
+    return exit_code(exc)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: user errors → exit 2 with one line; internal errors → exit 1."""
+    """Entry point: user errors → exit 2 with one line; SIGINT/SIGTERM → 130/143 with one
+    line; internal errors → exit 1."""
+    install_signals()
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)
     except RagstatError as exc:
         print(f"ragstat: error: {exc}", file=sys.stderr)
         return 2
+    except _Interrupted as exc:
+        return _interrupted(exc.signal)
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     except (typer.Exit, SystemExit) as exc:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         return int(code or 0)
+    except OSError as exc:  # the machine's, not ragstat's: disk full, permissions, …
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"ragstat: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
     except Exception as exc:  # usage errors (click, as bundled by typer) and genuine bugs
-        if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
-            print(exc.ctx.get_help())
-            return 0
-        if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int):
-            exc.show()  # a usage error: click prints its own message
-            return exc.exit_code
-        if type(exc).__name__ == "Abort":
-            print("ragstat: aborted", file=sys.stderr)
-            return 1
-        if os.environ.get("RAGSTAT_DEBUG"):
-            raise
-        print(
-            f"ragstat: internal error: {type(exc).__name__}: {exc} "
-            "(set RAGSTAT_DEBUG=1 for a traceback)",
-            file=sys.stderr,
-        )
+        return _other(exc)
+    return code if isinstance(code, int) else 0
+
+
+def _other(exc: Exception) -> int:
+    cause = exc.__cause__ or exc.__context__
+    if type(exc).__name__ == "Abort" and isinstance(cause, KeyboardInterrupt):
+        return _interrupted(cause)
+    if type(exc).__name__ == "InterruptException":  # DuckDB stopped by Ctrl-C
+        return _interrupted(KeyboardInterrupt())
+    if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
+        print(exc.ctx.get_help())  # type: ignore[attr-defined]
+        return 0
+    if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int):
+        exc.show()  # a usage error: click prints its own message
+        return int(exc.exit_code)  # type: ignore[attr-defined]
+    if type(exc).__name__ == "Abort":
+        print("ragstat: aborted", file=sys.stderr)
         return 1
-    return 0
+    if os.environ.get("RAGSTAT_DEBUG"):
+        raise exc
+    print(
+        f"ragstat: internal error: {type(exc).__name__}: {exc} "
+        "(set RAGSTAT_DEBUG=1 for a traceback)",
+        file=sys.stderr,
+    )
+    return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
-from ragstat.cli.runlog import absolute, headline, out_dir, recorded, write_json
+from ragstat.cli.runlog import absolute, headline, recorded, write_json
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
 from ragstat.inference.paired import compare as compare_systems
@@ -45,6 +45,7 @@ def compare(
     strata: o.Strata = None,
     population_file: o.PopulationFile = None,
     out: o.OutDir = None,
+    force: o.Force = False,
     as_json: o.Json = False,
 ) -> None:
     """Intervals for the difference A − B, clustered by document, and a sign-flip test."""
@@ -60,7 +61,7 @@ def compare(
         population_file=absolute(population_file),
     )  # fmt: skip
     inputs = {"a": a, "b": b, "population_file": population_file}
-    with recorded("compare", settings, inputs=inputs, out=out and out_dir(out)) as log:
+    with recorded("compare", settings, inputs=inputs, out=out, force=force) as log:
 
         def load(with_rows: bool):
             return pair_files(
@@ -96,11 +97,11 @@ def compare(
         result = replace(result, report=o.warn_if_weighted(o.warn_if_weighted(result.report, a), b))
         log.config["seed"] = result.report.seed
         log.results = headline(result.to_dict())
-        if out is not None:
+        if log.out is not None:
             from ragstat.report import report_from_comparison
 
             source = f"{a}" + (f" vs {b}" if b else "")
-            log.wrote(write_json(out / "result.json", result.to_dict()))
+            log.wrote(write_json(log.out / "result.json", result.to_dict()))
             lost = table.pairing.documents_lost
             log.write_report(
                 report_from_comparison(

@@ -11,6 +11,7 @@ import pandas as pd
 import typer
 
 from ragstat.cli import options as o
+from ragstat.cli.runlog import absolute, recorded, write_json
 from ragstat.errors import InputError
 from ragstat.inference import analyze
 from ragstat.inference.paired import compare
@@ -131,6 +132,8 @@ def evaluate(
     level: o.Level = 0.95,
     bootstrap_reps: o.Reps = 9_999,
     seed: Annotated[int, typer.Option(help="Seed of the bootstraps", min=0)] = 0,
+    out: o.OutDir = None,
+    force: o.Force = False,
     as_json: o.Json = False,
 ) -> None:
     """Evaluate runs against qrels; per-metric means with clustered intervals (paired with two runs)."""
@@ -142,37 +145,61 @@ def evaluate(
     if not typed:
         raise InputError("--metrics is empty")
     names = list(dict.fromkeys(parse_metric(m).name for m in typed))  # canonical: P@10 → p@10
-    q = read_qrels(qrels)
-    runs = [read_run(path) for path in run]
-    labels = [r.name for r in runs]
-    if len(set(labels)) != len(labels):
-        raise InputError(f"two runs share the name {labels}; rename the files")
-    table = evaluate_runs(q, runs, names)
-    clusters = cluster_queries(
-        cluster_by, table.records["query_id"].unique(), q.judgments, cluster_column
-    )
-    out = {"clustering": clusters.to_dict(), "level": level, "runs": {}}
-    for name in labels:
-        out["runs"][name] = _one_run(
-            table, name, dict(clusters.clusters), names, level, seed, bootstrap_reps
+    settings = dict(
+        qrels=absolute(qrels), run=[absolute(r) for r in run], metrics=names,
+        cluster_by=cluster_by, cluster_column=cluster_column, level=level,
+        bootstrap_reps=bootstrap_reps, seed=seed,
+    )  # fmt: skip
+    inputs = {"qrels": qrels, **{f"run{i}": path for i, path in enumerate(run)}}
+    with recorded("evaluate", settings, inputs=inputs, out=out, force=force) as log:
+        q = read_qrels(qrels)
+        runs = [read_run(path) for path in run]
+        labels = [r.name for r in runs]
+        if len(set(labels)) != len(labels):
+            raise InputError(f"two runs share the name {labels}; rename the files")
+        table = evaluate_runs(q, runs, names)
+        clusters = cluster_queries(
+            cluster_by, table.records["query_id"].unique(), q.judgments, cluster_column
         )
-    if len(labels) == 1:
-        out = {
-            **out["runs"][labels[0]],
-            "clustering": out["clustering"],
-            "level": level,
-            "run": labels[0],
-        }
-    elif len(labels) == 2:
-        out["paired"] = _paired(
-            table, labels[0], labels[1], dict(clusters.clusters), names, level, seed, bootstrap_reps
-        )
+        result = _result(table, labels, names, dict(clusters.clusters), level, seed, bootstrap_reps)
+        result = {"clustering": clusters.to_dict(), "level": level, **result}
+        result = json.loads(json.dumps(result, ensure_ascii=False, default=_default))
+        log.results = _headline(result)
+        if log.out is not None:
+            log.wrote(write_json(log.out / "result.json", result))
     if as_json:
-        typer.echo(json.dumps(out, ensure_ascii=False, default=_default))
+        typer.echo(json.dumps(result, ensure_ascii=False))
     else:
         from ragstat.cli.render_eval import print_evaluation
 
-        print_evaluation(out)
+        print_evaluation(result)
+
+
+def _result(table, labels, names, clusters, level, seed, reps) -> dict:
+    """One run's metrics (flat), or every run's and — for two — the paired comparison."""
+    runs = {name: _one_run(table, name, clusters, names, level, seed, reps) for name in labels}
+    if len(labels) == 1:
+        return {**runs[labels[0]], "run": labels[0]}
+    out: dict = {"runs": runs}
+    if len(labels) == 2:
+        out["paired"] = _paired(table, labels[0], labels[1], clusters, names, level, seed, reps)
+    return out
+
+
+def _headline(result: dict) -> dict:
+    """Each run's metric means with the first clustered interval: what a registry diff compares."""
+    runs = result.get("runs") or {result.get("run", "run"): result}
+    heads = {}
+    for name, one in runs.items():
+        for metric, m in one.get("metrics", {}).items():
+            shown = next((i for i in m.get("intervals", []) if i.get("available")), {})
+            heads[f"{name}.{metric}"] = {
+                "estimate": m.get("mean"),
+                "method": shown.get("method"),
+                "lower": shown.get("lower"),
+                "upper": shown.get("upper"),
+            }
+    return heads
 
 
 def _default(value):

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
-from ragstat.cli.runlog import absolute, headline, out_dir, recorded, write_json
+from ragstat.cli.runlog import absolute, headline, recorded, write_json
 from ragstat.engine import get_executor
 from ragstat.inference import METHODS
 from ragstat.inference.design_analysis import analyze_design
@@ -40,6 +40,7 @@ def interval(
     scheduler: o.Scheduler = None,
     workers: o.Workers = 1,
     out: o.OutDir = None,
+    force: o.Force = False,
     as_json: o.Json = False,
 ) -> None:
     """Intervals for the micro and macro means, clustered by document."""
@@ -52,16 +53,16 @@ def interval(
         population_file=absolute(population_file),
     )  # fmt: skip
     inputs = {"file": file, "population_file": population_file}
-    with recorded("interval", settings, inputs=inputs, out=out and out_dir(out)) as log:
+    with recorded("interval", settings, inputs=inputs, out=out, force=force) as log:
         with get_executor(workers, engine, scheduler) as executor:
             report, stats, rows = _analyze(file, settings, wanted, estimands, executor)
         report = o.warn_if_weighted(report, file)
         log.config["seed"] = report.seed
         log.results = headline(report.to_dict())
-        if out is not None:
+        if log.out is not None:
             from ragstat.report import report_from_interval
 
-            log.wrote(write_json(out / "result.json", report.to_dict()))
+            log.wrote(write_json(log.out / "result.json", report.to_dict()))
             log.write_report(
                 report_from_interval(
                     report,

@@ -57,6 +57,12 @@ Scheduler = Annotated[
 Workers = Annotated[
     int, typer.Option(help="Local processes (engine local) or LocalCluster workers (dask)", min=1)
 ]
+Force = Annotated[
+    bool,
+    typer.Option(
+        "--force", help="Write into an --out folder of another kind (its other files are kept)"
+    ),
+]
 OutDir = Annotated[
     Path | None,
     typer.Option("--out", help="Folder for result.json, report.{json,md,html} and manifest.json"),

@@ -10,7 +10,6 @@ files are already in place and a one-line warning says what was not recorded.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -18,14 +17,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragstat.errors import InputError
+from ragstat.outfolder import OutputFolder
+from ragstat.signals import signal_name
 
-__all__ = ["RunLog", "absolute", "headline", "out_dir", "recorded", "write_json"]
+__all__ = ["RunLog", "absolute", "headline", "recorded", "write_json"]
 
 
 @dataclass
 class RunLog:
-    """A run being recorded: the verb fills in ``config``, ``results`` and ``outputs``."""
+    """A run being recorded: the verb fills in ``config``, ``results`` and ``outputs``, and
+    writes its files into ``out`` — the staging folder, published when the run succeeds."""
 
     command: str
     config: dict
@@ -37,6 +38,7 @@ class RunLog:
     run_id: str = ""
     started_at: str = ""
     t0: float = field(default_factory=time.perf_counter)
+    folder: OutputFolder | None = None
 
     def wrote(self, *paths: Path | str) -> None:
         self.outputs.extend(str(p) for p in paths)
@@ -48,17 +50,6 @@ class RunLog:
         from ragstat.report import write_report
 
         self.wrote(*write_report(report, self.out).values())
-
-
-def out_dir(out: Path) -> Path:
-    """Create the output folder up front, so a bad --out fails before any work."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out {out}: cannot create the folder ({exc.strerror})") from None
-    if not os.access(out, os.W_OK):
-        raise InputError(f"--out {out}: the folder is not writable")
-    return out
 
 
 def headline(report: dict) -> dict:
@@ -108,39 +99,63 @@ def recorded(
     *,
     inputs: Mapping[str, Path | None] | None = None,
     out: Path | None = None,
+    force: bool = False,
 ) -> Iterator[RunLog]:
-    """Time the run; write ``manifest.json`` (if ``out``) and record it — a failed run too,
-    with status "failed" and the error, before the error goes on to the user."""
+    """Time the run; stage its files (``log.out``) and publish them to ``out`` with
+    ``manifest.json`` only when it succeeds; record it in the registry — a failed or
+    interrupted run too, with its status and error, and with ``out`` left as it was."""
+    from ragstat.outfolder import open_output
     from ragstat.registry import new_run_id, utc_now
 
-    run_id = new_run_id()
-    started = utc_now()
-    log = RunLog(command, dict(config), dict(inputs or {}), out, run_id=run_id, started_at=started)
+    folder = open_output(out, command, force=force) if out is not None else None
+    log = RunLog(
+        command,
+        dict(config),
+        dict(inputs or {}),
+        folder.staging if folder else None,
+        run_id=new_run_id(),
+        started_at=utc_now(),
+    )
+    log.folder = folder
     try:
         yield log
+        manifest = _manifest(log)
+        if folder is not None:
+            from ragstat.registry import write_manifest
+
+            write_manifest(manifest, folder.staging)
+            folder.publish()
     except BaseException as exc:
-        if not isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            try:
-                _finish(log, error=f"{type(exc).__name__}: {exc}")
-            except Exception as also:  # the run's own error is the one to report
-                print(f"ragstat: warning: failed run not recorded: {also}", file=sys.stderr)
+        if folder is not None and folder.published:  # a signal right after the publish
+            _record(manifest)
+            raise
+        if folder is not None:
+            folder.discard()
+        _record_end(log, exc)
         raise
-    _finish(log)
+    _record(manifest)
 
 
-def _finish(log: RunLog, error: str | None = None) -> None:
-    from ragstat.registry import (
-        Manifest,
-        RegistryError,
-        package_versions,
-        record_run,
-        write_manifest,
-    )
+def _record_end(log: RunLog, exc: BaseException) -> None:
+    """Record a run that did not finish: failed, or interrupted by a signal."""
+    if isinstance(exc, SystemExit) and not exc.code:
+        return
+    interrupted = isinstance(exc, KeyboardInterrupt)
+    error = f"interrupted by {signal_name(exc)}" if interrupted else f"{type(exc).__name__}: {exc}"
+    try:
+        _record(_manifest(log, error=error, status="interrupted" if interrupted else "failed"))
+    except Exception as also:  # the run's own error is the one to report
+        print(f"ragstat: warning: unfinished run not recorded: {also}", file=sys.stderr)
 
-    outputs = list(log.outputs)
-    if log.out is not None:
-        outputs.append(str(log.out / "manifest.json"))
-    manifest = Manifest(
+
+def _manifest(log: RunLog, error: str | None = None, status: str = "ok"):
+    from ragstat.registry import Manifest, package_versions
+
+    folder = log.folder
+    outputs = [folder.final_path(p) if folder else p for p in log.outputs]
+    if folder is not None and status == "ok":
+        outputs.append(str(folder.final / "manifest.json"))
+    return Manifest(
         run_id=log.run_id,
         command=log.command,
         argv=tuple(sys.argv[1:]),
@@ -148,18 +163,21 @@ def _finish(log: RunLog, error: str | None = None) -> None:
         seed=log.config.get("seed"),
         corpus_fingerprint=log.corpus_fingerprint,
         inputs=_input_hashes(log.inputs),
-        outputs=tuple(outputs),
-        results=log.results,
+        outputs=tuple(outputs) if status == "ok" else (),
+        results=log.results if status == "ok" else {},
         versions=package_versions(),
         started_at=log.started_at,
         wall_s=round(time.perf_counter() - log.t0, 3),
-        status="failed" if error else "ok",
+        status=status,
         error=error,
     )
+
+
+def _record(manifest) -> None:
+    from ragstat.registry import RegistryError, record_run
+
     try:
-        if log.out is not None:
-            write_manifest(manifest, log.out)
         record_run(manifest)
     except (RegistryError, OSError) as exc:
         reason = str(exc).removesuffix("; not recorded")
-        print(f"ragstat: warning: run {log.run_id} not recorded: {reason}", file=sys.stderr)
+        print(f"ragstat: warning: run {manifest.run_id} not recorded: {reason}", file=sys.stderr)

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
-from ragstat.cli.runlog import absolute, out_dir, recorded, write_json
+from ragstat.cli.runlog import absolute, recorded, write_json
 from ragstat.engine import get_executor
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
@@ -63,6 +63,7 @@ def simulate(
         list[Path] | None, typer.Option(help="Study folder(s), e.g. at several chunk sizes")
     ] = None,
     out_folder: o.OutDir = None,
+    force: o.Force = False,
     as_json: o.Json = False,
 ) -> None:
     """Draw many samples from a census and count how often each interval covers the truth."""
@@ -87,8 +88,7 @@ def simulate(
         census, from_study, ks, opts, cluster=cluster, score=score, strata=strata,
         system=system, engine=engine,
     )  # fmt: skip
-    folder_out = out_folder and out_dir(out_folder)
-    with recorded("simulate", settings, inputs=inputs, out=folder_out) as log:
+    with recorded("simulate", settings, inputs=inputs, out=out_folder, force=force) as log:
         with (
             _progress(not as_json and sys.stderr.isatty()) as tick,
             get_executor(workers, engine, scheduler) as executor,
@@ -97,8 +97,8 @@ def simulate(
             opts["executor"] = executor
             out, pops = _simulate(census, from_study, ks, opts, cluster, score, strata, system)
         log.results = _headline(out)
-        if folder_out is not None:
-            _write(log, folder_out, out, census, from_study, pops, score, types)
+        if log.out is not None:
+            _write(log, log.out, out, census, from_study, pops, score, types)
     if as_json:
         typer.echo(json.dumps(out, ensure_ascii=False))
     else:

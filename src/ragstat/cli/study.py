@@ -13,10 +13,11 @@ from typing import Annotated
 import typer
 
 from ragstat.cli import options as o
-from ragstat.cli.runlog import absolute, headline, out_dir, recorded
+from ragstat.cli.runlog import absolute, headline, recorded
 from ragstat.corpus.loaders import load_corpus
 from ragstat.engine import get_executor
 from ragstat.errors import InputError
+from ragstat.outfolder import staging_folders
 
 Retrievers = Annotated[str, typer.Option(help="Comma-separated: bm25, tfidf, dense, rrf")]
 ChunkWords = Annotated[int, typer.Option(help="Words per chunk")]
@@ -80,20 +81,21 @@ def _run(
     strata: str | None = None,
     command: str = "study",
     scale: Scale | None = None,
+    force: bool = False,
 ) -> None:
     from ragstat.report import report_from_study
     from ragstat.study import StudyConfig, run_study, write_study
 
     config = StudyConfig(**config)
-    out = out_dir(out)
     show = not quiet and not as_json and sys.stderr.isatty()
     name = corpus_name if corpus_name == "demo" else absolute(corpus_name)
     scale = scale or Scale()
     settings = {"corpus": name, **config.to_dict(), "seed": seed, "strata": strata}
     settings["engine"] = scale.engine
     inputs = {"corpus": Path(corpus_name)} if corpus_name != "demo" else {}
-    with recorded(command, settings, inputs=inputs, out=out) as log:
-        corpus = load_corpus(corpus_name)
+    with recorded(command, settings, inputs=inputs, out=out, force=force) as log:
+        corpus = load_corpus(corpus_name, exclude=(out, *staging_folders(out)))
+        _say_skipped(corpus.skipped, quiet or as_json)
         log.corpus_fingerprint = corpus.fingerprint
         with _progress(show) as say, scale.executor() as executor:
             index_dir = scale.index_dir or (out / "index" if scale.batched else None)
@@ -106,10 +108,11 @@ def _run(
                 replace_index=scale.index_dir is None,  # OUT/index is this run's to rebuild
             )
             say("clustered intervals and the paired comparison")
-            summary = write_study(study, out, seed=seed, strata=strata)
-            log.wrote(*(out / f for f in (*summary["files"].values(), "summary.json")))
+            staging = log.out or out
+            summary = write_study(study, staging, seed=seed, strata=strata)
+            log.wrote(*(staging / f for f in (*summary["files"].values(), "summary.json")))
             say("report")
-            log.write_report(report_from_study(out, created=log.started_at))
+            log.write_report(report_from_study(staging, created=log.started_at))
         log.results = {
             name: {"hit1": headline(r["hit1"])} for name, r in summary["retrievers"].items()
         }
@@ -119,6 +122,13 @@ def _run(
     from ragstat.cli.render_study import print_study
 
     print_study(summary, out)
+
+
+def _say_skipped(skipped: tuple[str, ...], quiet: bool) -> None:
+    """Say which sub-folders of a corpus folder were not read (ragstat output folders)."""
+    if skipped and not quiet:
+        shown = ", ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+        print(f"ragstat: note: not read as documents (ragstat output): {shown}", file=sys.stderr)
 
 
 def _retrievers(value: str) -> tuple[str, ...]:
@@ -154,6 +164,7 @@ def study(
         typer.Option(help="Saved index folder, readable by every worker (default OUT/index)"),
     ] = None,
     out: Out = None,
+    force: o.Force = False,
     seed: Seed = 0,
     quiet: Quiet = False,
     as_json: o.Json = False,
@@ -172,11 +183,13 @@ def study(
         sample_seed=sample_seed,
     )
     scale = Scale(engine, scheduler, workers, index_dir)
-    _run(corpus, config, out or Path("ragstat-study"), seed, quiet, as_json, strata, scale=scale)
+    out = (out or Path("ragstat-study")).absolute()
+    _run(corpus, config, out, seed, quiet, as_json, strata, scale=scale, force=force)
 
 
 def demo(
     out: Out = None,
+    force: o.Force = False,
     retrievers: Retrievers = "bm25,tfidf",
     seed: Seed = 0,
     quiet: Quiet = False,
@@ -187,9 +200,10 @@ def demo(
     _run(
         "demo",
         {"retrievers": _retrievers(retrievers)},
-        out or Path("ragstat-demo"),
+        (out or Path("ragstat-demo")).absolute(),
         seed,
         quiet,
         as_json,
         command="demo",
+        force=force,
     )

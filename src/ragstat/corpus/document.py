@@ -54,6 +54,8 @@ class Corpus:
     documents: tuple[Document, ...]
     excluded: tuple[Excluded, ...] = ()
     source: str = ""
+    #: Sub-folders not read: ragstat output folders (a study never reads its own output).
+    skipped: tuple[str, ...] = ()
 
     @property
     def fingerprint(self) -> str:

@@ -20,6 +20,7 @@ import importlib.util
 import io
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from ragstat.corpus.document import Corpus, Document, Excluded
@@ -195,7 +196,37 @@ def _no_documents(folder: Path, excluded: list[Excluded]) -> InputError:
     )
 
 
-def load_folder(path: str | os.PathLike) -> Corpus:
+def _is_ragstat_output(folder: Path) -> bool:
+    """A folder a ragstat verb wrote (its manifest.json), or a run's staging folder."""
+    if ".ragstat-incomplete-" in folder.name or ".ragstat-replaced-" in folder.name:
+        return True
+    manifest = folder / "manifest.json"
+    if not manifest.is_file():
+        return False
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and {"run_id", "command", "versions"} <= data.keys()
+
+
+def _walk(folder: Path, exclude: Sequence[Path]) -> tuple[list[tuple[str, Path]], list[str]]:
+    """Files under ``folder`` by relative path, and the output folders left out of the walk
+    (``exclude``, and any folder a ragstat run wrote: a study never reads its own output)."""
+    skip = {p.absolute() for p in exclude}
+    files, skipped = [], []
+    for root, dirs, names in os.walk(folder):
+        here = Path(root)
+        for d in sorted(dirs):
+            sub = here / d
+            if sub.absolute() in skip or _is_ragstat_output(sub):
+                dirs.remove(d)
+                skipped.append(sub.relative_to(folder).as_posix())
+        files.extend((here / n).relative_to(folder).as_posix() for n in names)
+    return sorted((rel, folder / rel) for rel in files), sorted(skipped)
+
+
+def load_folder(path: str | os.PathLike, *, exclude: Sequence[Path] = ()) -> Corpus:
     """Load every supported file under ``path`` (recursive, sorted by relative path).
 
     ``doc_id`` is the POSIX path relative to the folder; metadata holds ``format``
@@ -207,9 +238,7 @@ def load_folder(path: str | os.PathLike) -> Corpus:
     folder = Path(path)
     if not folder.is_dir():
         raise InputError(f"{str(folder)!r} is not a folder; pass a folder of documents")
-    files = sorted(
-        (p.relative_to(folder).as_posix(), p) for p in folder.rglob("*") if not p.is_dir()
-    )
+    files, skipped = _walk(folder, exclude)
     if not files:
         supported = ", ".join(sorted(EXTRACTORS))
         raise InputError(f"folder {str(folder)!r} is empty; put {supported} files in it")
@@ -228,7 +257,7 @@ def load_folder(path: str | os.PathLike) -> Corpus:
         documents.append(Document(rel, result, metadata))
     if not documents:
         raise _no_documents(folder, excluded)
-    return Corpus(tuple(documents), tuple(excluded), str(folder))
+    return Corpus(tuple(documents), tuple(excluded), str(folder), tuple(skipped))
 
 
 # ---------------------------------------------------------------------------- demo
@@ -322,18 +351,19 @@ def load_demo() -> Corpus:
 # ------------------------------------------------------------------------ dispatch
 
 
-def load_corpus(path_or_name: str | os.PathLike) -> Corpus:
+def load_corpus(path_or_name: str | os.PathLike, *, exclude: Sequence[Path] = ()) -> Corpus:
     """``"demo"`` → :func:`load_demo`; a folder → :func:`load_folder`; a ``.jsonl`` or
     ``.ndjson`` file → :func:`load_jsonl`; anything else → :class:`InputError`.
 
     Only the string ``"demo"`` names the built-in corpus; write ``./demo`` for a
-    folder called ``demo``.
+    folder called ``demo``. Folders in ``exclude`` (a run's ``--out``) and folders a
+    ragstat run wrote are not read; ``Corpus.skipped`` lists them.
     """
     if isinstance(path_or_name, str) and path_or_name == DEMO_NAME:
         return load_demo()
     path = Path(path_or_name).expanduser()
     if path.is_dir():
-        return load_folder(path)
+        return load_folder(path, exclude=exclude)
     if not path.exists():
         raise InputError(
             f"corpus {str(path)!r} does not exist; pass a .jsonl file, a folder of documents, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -85,12 +86,24 @@ class ProcessExecutor(_NoopClose):
 
     def map(self, fn, tasks, on_done=None):
         out = []
-        with ProcessPoolExecutor(max_workers=self.workers) as pool:
+        pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_leave_signals_to_parent)
+        try:
             for result in pool.map(fn, tasks):  # results in task order, as they arrive
                 out.append(result)
                 if on_done is not None:
                     on_done()
+        except BaseException:  # an error or a signal: stop the workers now, not after their tasks
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         return out
+
+
+def _leave_signals_to_parent() -> None:
+    """Workers ignore Ctrl-C (sent to the whole process group): the parent stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def get_executor(

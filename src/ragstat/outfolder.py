@@ -1,0 +1,283 @@
+"""Output folders as transactions: stage beside ``--out``, publish in one atomic step.
+
+A verb writes every file of a run into a staging folder next to the target,
+``.OUT.ragstat-incomplete-PID-TOKEN``; only a complete run is published:
+
+- no target yet (or an empty one): ``rename(staging, OUT)``;
+- a previous result: ``renameat2(RENAME_EXCHANGE)`` swaps the two folders in one
+  step (Linux); where the file system cannot exchange, ``OUT`` is first renamed
+  aside as ``.OUT.ragstat-replaced-TOKEN`` and a later run puts it back if the
+  second rename never happened.
+
+Entries of the previous folder that were not outputs of its run (a study's
+``index/`` cache, a user's notes) are hard-linked into the staged one before the
+swap, so they survive whatever moment the process is killed at. A run that
+fails or is interrupted leaves the previous result untouched and its staging
+folder removed; one killed outright (SIGKILL, power loss) leaves a staging
+folder whose name says it is incomplete, removed by the next run to the same
+target once its process is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import json
+import os
+import secrets
+import shutil
+import signal
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragstat.errors import InputError
+
+__all__ = ["OutputFolder", "folder_kind", "open_output", "recover", "staging_folders"]
+
+_INCOMPLETE = ".ragstat-incomplete-"
+_REPLACED = ".ragstat-replaced-"
+MANIFEST = "manifest.json"
+#: Verbs that write the same kind of folder.
+_KINDS = {"demo": "study"}
+
+
+def _kind(command: str) -> str:
+    return _KINDS.get(command, command)
+
+
+def _read_manifest(folder: Path) -> dict | None:
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def folder_kind(folder: Path) -> str | None:
+    """``"empty"``, the kind of ragstat run a folder holds (``study``, ``interval``, …),
+    or None for a folder ragstat did not write."""
+    folder = Path(folder)
+    entries = [p.name for p in folder.iterdir()]
+    if not entries:
+        return "empty"
+    manifest = _read_manifest(folder)
+    if manifest is not None and isinstance(manifest.get("command"), str):
+        return _kind(manifest["command"])
+    if set(entries) <= {"index"} and (folder / "index" / MANIFEST).is_file():
+        return "study"  # a study killed before its first publish: only the index cache
+    if {"summary.json", "records.parquet"} <= set(entries):
+        return "study"  # written by a ragstat that kept no manifest
+    return None
+
+
+def _own_outputs(folder: Path, final: Path) -> set[str]:
+    """Top-level names the run in ``folder`` wrote (its manifest lists them under ``final``)."""
+    manifest = _read_manifest(folder) or {}
+    names = {MANIFEST}
+    for path in manifest.get("outputs") or []:
+        if isinstance(path, str) and path:
+            try:
+                names.add(Path(path).relative_to(final).parts[0])
+            except (ValueError, IndexError):
+                names.add(Path(path).name)
+    return names
+
+
+def staging_folders(out: Path) -> list[Path]:
+    """Incomplete staging folders of ``out`` left beside it."""
+    out = Path(out).absolute()
+    prefix = f".{out.name}{_INCOMPLETE}"
+    if not out.parent.is_dir():
+        return []
+    return sorted(p for p in out.parent.iterdir() if p.name.startswith(prefix))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def _staging_pid(path: Path, out: Path) -> int | None:
+    rest = path.name.removeprefix(f".{out.name}{_INCOMPLETE}")
+    head = rest.split("-", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def recover(out: Path) -> None:
+    """Finish what an interrupted publish left behind and remove dead runs' staging folders.
+
+    A live run writing to the same target is an error (two runs would race)."""
+    out = Path(out).absolute()
+    if not out.parent.is_dir():
+        return
+    for old in sorted(out.parent.glob(f".{_glob(out.name)}{_REPLACED}*")):
+        if out.exists():  # published; only the removal of the previous result was cut short
+            shutil.rmtree(old, ignore_errors=True)
+        else:  # the previous result was renamed aside and the new one never arrived
+            os.rename(old, out)
+    for stale in staging_folders(out):
+        pid = _staging_pid(stale, out)
+        if pid is not None and pid != os.getpid() and _pid_alive(pid):
+            raise InputError(
+                f"--out {out}: another ragstat run (process {pid}) is writing this folder; "
+                "wait for it or choose another --out"
+            )
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def _glob(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in name)
+
+
+def _check_target(out: Path, kind: str, force: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a folder")
+    cwd = Path.cwd().absolute()
+    if out == cwd or out in cwd.parents:
+        raise InputError(f"--out {out}: is the working folder or above it; name a sub-folder")
+    if not out.is_dir():
+        return
+    try:
+        found = folder_kind(out)
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot read the folder ({exc.strerror})") from None
+    if found is None:
+        raise InputError(
+            f"--out {out}: the folder holds files ragstat did not write; "
+            "choose a new or empty folder"
+        )
+    if found not in ("empty", kind) and not force:
+        raise InputError(
+            f"--out {out}: the folder holds the output of `ragstat {found}`; choose another "
+            "folder, or add --force to replace it (files of your own in it are kept)"
+        )
+
+
+@dataclass
+class OutputFolder:
+    """A run's output folder: files go to ``staging``; :meth:`publish` makes them ``final``."""
+
+    final: Path
+    staging: Path
+    published: bool = False
+
+    def publish(self) -> None:
+        """Make the staged run the folder's content in one atomic step."""
+        old = None
+        with _signals_held():
+            if not self.final.exists() or _is_empty_dir(self.final):
+                os.replace(self.staging, self.final)
+            else:
+                _carry_over(self.final, self.staging)
+                if _exchange(self.staging, self.final):
+                    old = self.staging
+                else:
+                    old = self.final.parent / f".{self.final.name}{_REPLACED}{secrets.token_hex(4)}"
+                    os.rename(self.final, old)
+                    os.rename(self.staging, self.final)
+            self.published = True
+        if old is not None:  # a kill here leaves it for the next run to remove
+            shutil.rmtree(old, ignore_errors=True)
+
+    def discard(self) -> None:
+        """Remove the staging folder (a failed or interrupted run)."""
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+    def final_path(self, path: str | Path) -> str:
+        """Where a file written into the staging folder lives once published."""
+        path = Path(path)
+        with contextlib.suppress(ValueError):
+            return str(self.final / path.relative_to(self.staging))
+        return str(path)
+
+
+def open_output(out: str | Path, command: str, *, force: bool = False) -> OutputFolder:
+    """Check ``--out`` (a folder of another kind is refused unless ``force``), clean up
+    after earlier interrupted runs, and create the staging folder."""
+    out = Path(out).absolute()
+    _check_target(out, _kind(command), force)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot create the folder ({exc.strerror})") from None
+    if not os.access(out.parent, os.W_OK | os.X_OK):
+        raise InputError(f"--out {out}: the folder above it is not writable")
+    if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
+        raise InputError(f"--out {out}: the folder is not writable")
+    recover(out)
+    staging = out.parent / f".{out.name}{_INCOMPLETE}{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        staging.mkdir()
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot create a staging folder ({exc.strerror})") from None
+    return OutputFolder(final=out, staging=staging)
+
+
+def _is_empty_dir(path: Path) -> bool:
+    return path.is_dir() and not any(path.iterdir())
+
+
+def _carry_over(old: Path, new: Path) -> None:
+    """Link the entries of the previous folder that were not its run's outputs (a study's
+    index cache, a user's notes) into the staged one. Hard links, so the previous folder
+    stays whole until the swap; a copy where the file system has no links."""
+    own = _own_outputs(old, old)
+    for entry in list(old.iterdir()):
+        target = new / entry.name
+        if entry.name in own or target.exists() or target.is_symlink():
+            continue
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry), target)
+        elif entry.is_dir():
+            shutil.copytree(entry, target, symlinks=True, copy_function=_link_or_copy)
+        else:
+            _link_or_copy(entry, target)
+
+
+def _link_or_copy(src: str | Path, dst: str | Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (Linux ``renameat2``); False where that is not supported."""
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM for the few system calls of a publish (delivered right after)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, ValueError, OSError):  # not the main thread / not POSIX
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

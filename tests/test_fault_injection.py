@@ -1,0 +1,249 @@
+"""Output folders are transactions: kill a run anywhere and --out holds the previous complete
+result (byte-identical) or the new complete one — never a mix.
+
+Each fault runs the real command in a child process with one function wrapped so that the
+process signals itself at a chosen moment: while working, between two output files, just
+before and just after the atomic swap. A full disk is an injected ``OSError(ENOSPC)``.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragstat.cli import main
+
+IR = Path(__file__).parent / "reference" / "ir"
+
+# The child: wrap TARGETS (module:attr,…) so that call number N sends SIG to the process,
+# before or after the real call; then run the command line as the console script does.
+RUNNER = r"""
+import importlib, os, signal, sys, time
+targets, nth, sig, when = os.environ["FAULT"].split("|")
+count = [0]
+def wrap(orig):
+    def fault(*args, **kwargs):
+        count[0] += 1
+        hit = count[0] == int(nth)
+        if hit and when == "before":
+            os.kill(os.getpid(), getattr(signal, sig)); time.sleep(0.5 if sig != "SIGKILL" else 30)
+        out = orig(*args, **kwargs)
+        if hit and when == "after":
+            os.kill(os.getpid(), getattr(signal, sig)); time.sleep(0.5 if sig != "SIGKILL" else 30)
+        return out
+    return fault
+for target in targets.split(","):
+    mod, attr = target.split(":")
+    m = importlib.import_module(mod)
+    setattr(m, attr, wrap(getattr(m, attr)))
+sys.argv = ["ragstat", *sys.argv[1:]]
+from ragstat._entry import run
+run()
+"""
+
+WRITES = "ragstat.atomic:atomic_write,ragstat.study.output:atomic_write"
+WORK = {
+    "study": "ragstat.cli.study:load_corpus",
+    "interval": "ragstat.cli.interval:aggregate_path",
+    "simulate": "ragstat.simulation:simulate_coverage",
+    "evaluate": "ragstat.metrics:read_qrels",
+}
+FAULTS = {
+    "sigint-while-working": ("work", 1, "SIGINT", "before"),
+    "sigterm-between-files": (WRITES, 2, "SIGTERM", "before"),
+    "sigkill-between-files": (WRITES, 2, "SIGKILL", "after"),
+    "sigint-before-swap": ("ragstat.outfolder:_exchange", 1, "SIGINT", "before"),
+    "sigkill-before-swap": ("ragstat.outfolder:_exchange", 1, "SIGKILL", "before"),
+    "sigkill-after-swap": ("ragstat.outfolder:_exchange", 1, "SIGKILL", "after"),
+}
+NOTE = "my-notes.txt"
+
+
+def _corpus(path: Path) -> Path:
+    rng = np.random.default_rng(7)
+    vocab = [f"w{i}" for i in range(400)]
+    with path.open("w", encoding="utf-8") as fh:
+        for d in range(24):
+            own = rng.choice(len(vocab), 40, replace=False)
+            words = [vocab[own[i % 40]] if rng.random() < 0.5 else rng.choice(vocab) for i in
+                     range(int(rng.integers(150, 420)))]  # fmt: skip
+            fh.write(json.dumps({"doc_id": f"d{d}", "text": " ".join(words)}) + "\n")
+    return path
+
+
+def _queries(path: Path) -> Path:
+    rng = np.random.default_rng(3)
+    n = rng.integers(1, 9, 40)
+    doc = np.repeat([f"doc{i}" for i in range(40)], n)
+    p = np.repeat(rng.beta(2, 2, 40), n)
+    hit = (rng.random(n.sum()) < p).astype(int)
+    pd.DataFrame({"query_id": np.arange(n.sum()), "doc_id": doc, "hit": hit}).to_csv(
+        path, index=False
+    )
+    return path
+
+
+def _commands(data: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """Per verb: the first run (a complete previous result) and the run that gets killed."""
+    corpus, table = str(data / "corpus.jsonl"), str(data / "queries.csv")
+    ev = ["--qrels", str(IR / "qrels.trec"), "--run", str(IR / "run_a.trec")]
+    sim = [table, "--k", "5", "--methods", "cr1,t_rates,wald_iid"]
+    return {
+        "study": (
+            ["study", corpus, "--retrievers", "bm25,tfidf", "--quiet"],
+            ["study", corpus, "--retrievers", "bm25", "--quiet"],
+        ),
+        "interval": (
+            ["interval", table, "--seed", "1", "--bootstrap-reps", "199"],
+            ["interval", table, "--seed", "2", "--bootstrap-reps", "299"],
+        ),
+        "simulate": ([*("simulate", *sim), "--reps", "200"], [*("simulate", *sim), "--reps", "300"]),
+        "evaluate": (
+            ["evaluate", *ev, "--metrics", "ndcg@10", "--bootstrap-reps", "199"],
+            ["evaluate", *ev, "--metrics", "mrr,map", "--bootstrap-reps", "199"],
+        ),
+    }
+
+
+def snapshot(folder: Path) -> dict[str, bytes] | None:
+    if not folder.exists():
+        return None
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def leftovers(out: Path) -> list[str]:
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
+
+
+def assert_complete(out: Path) -> dict:
+    """A published run: its manifest says ok and lists exactly the files of the folder
+    (besides the user's own note)."""
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["status"] == "ok"
+    listed = {Path(p).relative_to(out).as_posix() for p in manifest["outputs"]}
+    present = {k for k in snapshot(out) if not k.startswith("index/")} - {NOTE}
+    assert present == listed
+    return manifest
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    """One complete previous result per verb (made once), with a note of the user's in it."""
+    root = tmp_path_factory.mktemp("faults")
+    data = root / "data"
+    data.mkdir()
+    _corpus(data / "corpus.jsonl")
+    _queries(data / "queries.csv")
+    commands = _commands(data)
+    os.environ["RAGSTAT_REGISTRY"] = str(root / "setup-registry.sqlite")
+    try:
+        for verb, (first, _) in commands.items():
+            out = root / f"prev-{verb}"
+            assert main([*first, "--out", str(out)]) == 0, verb
+            (out / NOTE).write_text("mine\n")
+    finally:
+        del os.environ["RAGSTAT_REGISTRY"]
+    return root, commands
+
+
+def _child(args: list[str], fault: tuple, verb: str, env_registry: str):
+    targets, nth, sig, when = fault
+    targets = WORK[verb] if targets == "work" else targets
+    env = {**os.environ, "FAULT": f"{targets}|{nth}|{sig}|{when}"}
+    env["RAGSTAT_REGISTRY"] = env_registry
+    env.pop("RAGSTAT_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-c", RUNNER, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+@pytest.mark.parametrize("verb", ["study", "interval", "simulate", "evaluate"])
+def test_killed_run_leaves_previous_or_new_complete_result(prepared, tmp_path, verb, fault):
+    root, commands = prepared
+    out = tmp_path / "out"
+    shutil.copytree(root / f"prev-{verb}", out)
+    before = snapshot(out)
+    registry = str(tmp_path / "registry.sqlite")
+    spec = FAULTS[fault]
+    done = _child([*commands[verb][1], "--out", str(out)], spec, verb, registry)
+    sig = spec[2]
+    assert "Traceback" not in done.stderr, done.stderr
+    expected = {"SIGINT": 130, "SIGTERM": 143, "SIGKILL": -signal.SIGKILL}[sig]
+    assert done.returncode == expected, done.stderr
+    if sig != "SIGKILL":
+        assert done.stderr.strip().splitlines() == [f"ragstat: interrupted by {sig}"]
+    after = snapshot(out)
+    if after != before:  # only a publish may change it: then the new run is whole
+        assert fault in ("sigint-before-swap", "sigkill-after-swap"), fault
+        assert_complete(out)
+        assert after[NOTE] == b"mine\n"
+    if sig != "SIGKILL":
+        assert leftovers(out) == []
+        _assert_recorded(registry, "ok" if after != before else "interrupted", sig)
+    else:  # whatever a kill left beside --out is named incomplete, and the next run clears it
+        assert all(".ragstat-incomplete-" in name for name in leftovers(out))
+        os.environ["RAGSTAT_REGISTRY"] = registry
+        try:
+            assert main([*commands[verb][1], "--out", str(out)]) == 0
+        finally:
+            del os.environ["RAGSTAT_REGISTRY"]
+        assert leftovers(out) == []
+        assert_complete(out)
+        assert (out / NOTE).read_text() == "mine\n"
+
+
+def _assert_recorded(registry: str, status: str, sig: str) -> None:
+    from ragstat.registry import Registry
+
+    runs = Registry(registry).list()
+    assert [r.status for r in runs] == [status]
+    if status == "interrupted":
+        assert runs[0].error == f"interrupted by {sig}"
+
+
+@pytest.mark.parametrize("verb", ["study", "interval", "simulate", "evaluate"])
+def test_full_disk_keeps_previous_result(prepared, tmp_path, monkeypatch, capsys, verb):
+    """ENOSPC on the second output file: exit 2, one line, --out byte-identical."""
+    import ragstat.atomic
+    import ragstat.study.output
+
+    root, commands = prepared
+    out = tmp_path / "out"
+    shutil.copytree(root / f"prev-{verb}", out)
+    before = snapshot(out)
+    calls = [0]
+    real = ragstat.atomic.atomic_write
+
+    def full(path, write):
+        calls[0] += 1
+        if calls[0] == 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real(path, write)
+
+    monkeypatch.setattr(ragstat.atomic, "atomic_write", full)
+    monkeypatch.setattr(ragstat.study.output, "atomic_write", full)
+    capsys.readouterr()
+    assert main([*commands[verb][1], "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ragstat: error: No space left on device"), err
+    assert snapshot(out) == before
+    assert leftovers(out) == []
