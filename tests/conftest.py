@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
 
@@ -46,3 +47,46 @@ def child_pids() -> set[int]:
             if fields[1] == me and fields[0] != "Z" and b"resource_tracker" not in cmdline:
                 out.add(int(stat.parent.name))
     return out
+
+
+# ---------------------------------------------------------------- output-folder helpers
+
+NOTE = "my-notes.txt"  # a file of the user's inside an output folder: always kept
+
+
+def write_corpus(path: Path) -> Path:
+    """A small JSONL corpus (24 documents) for studies in tests."""
+    rng = np.random.default_rng(7)
+    vocab = [f"w{i}" for i in range(400)]
+    with path.open("w", encoding="utf-8") as fh:
+        for d in range(24):
+            own = rng.choice(len(vocab), 40, replace=False)
+            words = [vocab[own[i % 40]] if rng.random() < 0.5 else rng.choice(vocab) for i in
+                     range(int(rng.integers(150, 420)))]  # fmt: skip
+            fh.write(json.dumps({"doc_id": f"d{d}", "text": " ".join(words)}) + "\n")
+    return path
+
+
+def snapshot(folder: Path) -> dict[str, bytes] | None:
+    if not folder.exists():
+        return None
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def leftovers(out: Path) -> list[str]:
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
+
+
+def assert_complete(out: Path) -> dict:
+    """A published run: its manifest says ok and lists exactly the files of the folder
+    (besides the user's own note)."""
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["status"] == "ok"
+    listed = {Path(p).relative_to(out).as_posix() for p in manifest["outputs"]}
+    present = {k for k in snapshot(out) if not k.startswith("index/")} - {NOTE}
+    assert present == listed
+    return manifest

@@ -9,7 +9,6 @@ before and just after the atomic swap. A full disk is an injected ``OSError(ENOS
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
 import signal
@@ -21,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import NOTE, assert_complete, leftovers, snapshot, write_corpus
 from ragstat.cli import main
 
 IR = Path(__file__).parent / "reference" / "ir"
@@ -66,19 +66,6 @@ FAULTS = {
     "sigkill-before-swap": ("ragstat.outfolder:_exchange", 1, "SIGKILL", "before"),
     "sigkill-after-swap": ("ragstat.outfolder:_exchange", 1, "SIGKILL", "after"),
 }
-NOTE = "my-notes.txt"
-
-
-def _corpus(path: Path) -> Path:
-    rng = np.random.default_rng(7)
-    vocab = [f"w{i}" for i in range(400)]
-    with path.open("w", encoding="utf-8") as fh:
-        for d in range(24):
-            own = rng.choice(len(vocab), 40, replace=False)
-            words = [vocab[own[i % 40]] if rng.random() < 0.5 else rng.choice(vocab) for i in
-                     range(int(rng.integers(150, 420)))]  # fmt: skip
-            fh.write(json.dumps({"doc_id": f"d{d}", "text": " ".join(words)}) + "\n")
-    return path
 
 
 def _queries(path: Path) -> Path:
@@ -107,37 +94,15 @@ def _commands(data: Path) -> dict[str, tuple[list[str], list[str]]]:
             ["interval", table, "--seed", "1", "--bootstrap-reps", "199"],
             ["interval", table, "--seed", "2", "--bootstrap-reps", "299"],
         ),
-        "simulate": ([*("simulate", *sim), "--reps", "200"], [*("simulate", *sim), "--reps", "300"]),
+        "simulate": (
+            [*("simulate", *sim), "--reps", "200"],
+            [*("simulate", *sim), "--reps", "300"],
+        ),
         "evaluate": (
             ["evaluate", *ev, "--metrics", "ndcg@10", "--bootstrap-reps", "199"],
             ["evaluate", *ev, "--metrics", "mrr,map", "--bootstrap-reps", "199"],
         ),
     }
-
-
-def snapshot(folder: Path) -> dict[str, bytes] | None:
-    if not folder.exists():
-        return None
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-
-
-def leftovers(out: Path) -> list[str]:
-    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
-
-
-def assert_complete(out: Path) -> dict:
-    """A published run: its manifest says ok and lists exactly the files of the folder
-    (besides the user's own note)."""
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["status"] == "ok"
-    listed = {Path(p).relative_to(out).as_posix() for p in manifest["outputs"]}
-    present = {k for k in snapshot(out) if not k.startswith("index/")} - {NOTE}
-    assert present == listed
-    return manifest
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +111,7 @@ def prepared(tmp_path_factory):
     root = tmp_path_factory.mktemp("faults")
     data = root / "data"
     data.mkdir()
-    _corpus(data / "corpus.jsonl")
+    write_corpus(data / "corpus.jsonl")
     _queries(data / "queries.csv")
     commands = _commands(data)
     os.environ["RAGSTAT_REGISTRY"] = str(root / "setup-registry.sqlite")

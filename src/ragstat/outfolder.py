@@ -34,7 +34,15 @@ from pathlib import Path
 
 from ragstat.errors import InputError
 
-__all__ = ["OutputFolder", "folder_kind", "open_output", "recover", "staging_folders"]
+__all__ = [
+    "OutputFolder",
+    "check_complete",
+    "folder_kind",
+    "open_output",
+    "recover",
+    "rewritten",
+    "staging_folders",
+]
 
 _INCOMPLETE = ".ragstat-incomplete-"
 _REPLACED = ".ragstat-replaced-"
@@ -212,12 +220,54 @@ def open_output(out: str | Path, command: str, *, force: bool = False) -> Output
     if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
         raise InputError(f"--out {out}: the folder is not writable")
     recover(out)
+    return OutputFolder(final=out, staging=_new_staging(out))
+
+
+def _new_staging(out: Path) -> Path:
     staging = out.parent / f".{out.name}{_INCOMPLETE}{os.getpid()}-{secrets.token_hex(4)}"
     try:
         staging.mkdir()
     except OSError as exc:
-        raise InputError(f"--out {out}: cannot create a staging folder ({exc.strerror})") from None
-    return OutputFolder(final=out, staging=staging)
+        raise InputError(f"{out}: cannot create a staging folder ({exc.strerror})") from None
+    return staging
+
+
+@contextlib.contextmanager
+def rewritten(folder: str | Path) -> Iterator[Path]:
+    """Change files of a complete run folder as one transaction: yields a staging copy
+    (hard links: files must be replaced, never written in place), swapped in at the end."""
+    folder = Path(folder).absolute()
+    check_complete(folder)
+    cwd = Path.cwd().absolute()
+    if not folder.is_dir() or folder == cwd or folder in cwd.parents:
+        yield folder  # nothing to stage (the caller reports a missing folder) or the cwd
+        return
+    recover(folder)
+    out = OutputFolder(final=folder, staging=_new_staging(folder))
+    try:
+        shutil.copytree(
+            folder, out.staging, symlinks=True, copy_function=_link_or_copy, dirs_exist_ok=True
+        )
+        yield out.staging
+        out.publish()
+    except BaseException:
+        if not out.published:
+            out.discard()
+        raise
+
+
+def check_complete(folder: str | Path) -> None:
+    """Refuse a run folder that is not a complete result: a staging folder left by a killed
+    run, or a folder whose manifest says the run did not finish."""
+    folder = Path(folder)
+    if _INCOMPLETE in folder.name or _REPLACED in folder.name:
+        raise InputError(
+            f"{folder}: an unfinished run's staging folder, not a result; "
+            "rerun the command (ragstat removes it on the next run)"
+        )
+    manifest = (_read_manifest(folder) if folder.is_dir() else None) or {}
+    if {"run_id", "command"} <= manifest.keys() and manifest.get("status", "ok") != "ok":
+        raise InputError(f"{folder}: its run did not finish (status {manifest['status']!r})")
 
 
 def _is_empty_dir(path: Path) -> bool:

@@ -12,6 +12,7 @@ from ragstat.cli.runlog import absolute, headline, recorded, write_json
 from ragstat.engine import get_executor
 from ragstat.inference import METHODS
 from ragstat.inference.design_analysis import analyze_design
+from ragstat.outfolder import check_complete
 from ragstat.records import aggregate_path, load_query_scores
 
 
@@ -52,6 +53,7 @@ def interval(
         position=position, design=design, strata=strata, system=system, engine=engine,
         population_file=absolute(population_file),
     )  # fmt: skip
+    check_complete(file if file.is_dir() else file.parent)  # not a killed run's leftovers
     inputs = {"file": file, "population_file": population_file}
     with recorded("interval", settings, inputs=inputs, out=out, force=force) as log:
         with get_executor(workers, engine, scheduler) as executor:

@@ -16,9 +16,11 @@ def report(
     quiet: Annotated[bool, typer.Option("--quiet", help="Print nothing")] = False,
 ) -> None:
     """Re-render the report (Markdown and self-contained HTML) of a run folder."""
+    from ragstat.outfolder import rewritten
     from ragstat.report import render_folder
 
-    paths = render_folder(run_dir, title=title)
+    with rewritten(run_dir) as staging:  # an interrupted re-render leaves the folder as it was
+        names = [p.name for p in render_folder(staging, title=title).values()]
     if not quiet:
-        for path in paths.values():
-            typer.echo(str(path))
+        for name in names:
+            typer.echo(str(run_dir / name))

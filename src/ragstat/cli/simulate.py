@@ -15,6 +15,7 @@ from ragstat.cli.runlog import absolute, recorded, write_json
 from ragstat.engine import get_executor
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
+from ragstat.outfolder import check_complete
 
 
 def _ints(value: str, what: str) -> list[int]:
@@ -152,6 +153,7 @@ def _simulate(census, from_study, ks, opts, cluster, score, strata, system) -> t
     out: dict = {"studies": []}
     pops = []
     for folder in from_study:
+        check_complete(folder)
         name = score if score != "hit" else "hit1"
         pop, info = study_census(folder, score=name, system=system)
         rep = simulate_coverage(pop, ks, **opts).to_dict()

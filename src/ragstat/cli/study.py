@@ -127,7 +127,9 @@ def _run(
 def _say_skipped(skipped: tuple[str, ...], quiet: bool) -> None:
     """Say which sub-folders of a corpus folder were not read (ragstat output folders)."""
     if skipped and not quiet:
-        shown = ", ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+        shown = ", ".join(skipped[:3]) + (
+            f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+        )
         print(f"ragstat: note: not read as documents (ragstat output): {shown}", file=sys.stderr)
 
 
