@@ -142,7 +142,9 @@ def _child(args: list[str], fault: tuple, verb: str, env_registry: str):
 
 @pytest.mark.parametrize("fault", list(FAULTS))
 @pytest.mark.parametrize("verb", ["study", "interval", "simulate", "evaluate"])
-def test_killed_run_leaves_previous_or_new_complete_result(prepared, tmp_path, verb, fault):
+def test_killed_run_leaves_previous_or_new_complete_result(
+    prepared, tmp_path, monkeypatch, verb, fault
+):
     root, commands = prepared
     out = tmp_path / "out"
     shutil.copytree(root / f"prev-{verb}", out)
@@ -166,11 +168,8 @@ def test_killed_run_leaves_previous_or_new_complete_result(prepared, tmp_path, v
         _assert_recorded(registry, "ok" if after != before else "interrupted", sig)
     else:  # whatever a kill left beside --out is named incomplete, and the next run clears it
         assert all(".ragstat-incomplete-" in name for name in leftovers(out))
-        os.environ["RAGSTAT_REGISTRY"] = registry
-        try:
-            assert main([*commands[verb][1], "--out", str(out)]) == 0
-        finally:
-            del os.environ["RAGSTAT_REGISTRY"]
+        monkeypatch.setenv("RAGSTAT_REGISTRY", registry)
+        assert main([*commands[verb][1], "--out", str(out)]) == 0
         assert leftovers(out) == []
         assert_complete(out)
         assert (out / NOTE).read_text() == "mine\n"
@@ -208,6 +207,41 @@ def test_full_disk_keeps_previous_result(prepared, tmp_path, monkeypatch, capsys
     monkeypatch.setattr(ragstat.study.output, "atomic_write", full)
     capsys.readouterr()
     assert main([*commands[verb][1], "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ragstat: error: No space left on device"), err
+    assert snapshot(out) == before
+    assert leftovers(out) == []
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A tmpfs of 64 pages (needs root and mount; skipped elsewhere)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    size = 64 * 4096
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount, size
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_real_full_disk_keeps_previous_result(prepared, tiny_disk, capsys):
+    """A real full disk: the previous interval result fills most of a small tmpfs, so the
+    next run cannot stage a second copy."""
+    root, commands = prepared
+    mount, size = tiny_disk
+    out = mount / "out"
+    shutil.copytree(root / "prev-interval", out)
+    used = sum(-(-len(b) // 4096) * 4096 for b in snapshot(out).values())
+    (mount / "filler").write_bytes(b"\0" * max(0, size - used - 12 * 4096))
+    before = snapshot(out)
+    capsys.readouterr()
+    assert main([*commands["interval"][1], "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("ragstat: error: No space left on device"), err
     assert snapshot(out) == before
