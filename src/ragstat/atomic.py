@@ -24,7 +24,7 @@ def current_umask() -> int:
     return mask
 
 
-def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
+def atomic_write(path: str | Path, write: Callable[[Path], object]) -> Path:
     """Call ``write(tmp)`` on a temporary path in the target's folder, then rename it into place.
 
     A crash leaves either the old file or the new one, never a half-written file.

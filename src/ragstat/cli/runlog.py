@@ -30,7 +30,7 @@ class RunLog:
 
     command: str
     config: dict
-    inputs: Mapping[str, Path] = field(default_factory=dict)
+    inputs: Mapping[str, Path | None] = field(default_factory=dict)
     out: Path | None = None
     corpus_fingerprint: str | None = None
     results: dict = field(default_factory=dict)
@@ -79,7 +79,7 @@ def write_json(path: Path, obj: dict) -> Path:
     return path
 
 
-def _input_hashes(inputs: Mapping[str, Path]) -> dict[str, str]:
+def _input_hashes(inputs: Mapping[str, Path | None]) -> dict[str, str]:
     """sha256 of every input that exists, keyed by its role (file, corpus, a, b, …), so the
     same data typed as a relative or an absolute path is the same data."""
     from ragstat.registry import file_sha256
