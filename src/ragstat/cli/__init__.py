@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from ragstat.cli import (
     study,
 )
 from ragstat.cli.runs import runs_app
+from ragstat.cli.terminal import error_line, route_warnings, safe
 from ragstat.errors import RagstatError
 from ragstat.signals import exit_code, signal_name
 from ragstat.signals import install as install_signals
@@ -84,10 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: user errors → exit 2 with one line; SIGINT/SIGTERM → 130/143 with one
     line; internal errors → exit 1."""
     install_signals()
+    with route_warnings():
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         code = app(args=argv, standalone_mode=False)
     except RagstatError as exc:
-        print(f"ragstat: error: {exc}", file=sys.stderr)
+        print(f"ragstat: error: {error_line(exc)}", file=sys.stderr)
         return 2
     except _Interrupted as exc:
         return _interrupted(exc.signal)
@@ -97,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         return int(code or 0)
     except OSError as exc:  # the machine's, not ragstat's: disk full, permissions, …
-        where = f" ({exc.filename})" if exc.filename else ""
-        print(f"ragstat: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        where = f" ({safe(exc.filename)})" if exc.filename else ""
+        what = safe(exc.strerror) if exc.strerror else error_line(exc)
+        print(f"ragstat: error: {what}{where}", file=sys.stderr)
         return 2
     except Exception as exc:  # usage errors (click, as bundled by typer) and genuine bugs
         return _other(exc)
@@ -115,7 +123,10 @@ def _other(exc: Exception) -> int:
         print(exc.ctx.get_help())  # type: ignore[attr-defined]
         return 0
     if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int):
-        exc.show()  # a usage error: click prints its own message
+        buf = io.StringIO()
+        exc.show(file=buf)  # a usage error: click's own message, escaped
+        for line in buf.getvalue().splitlines():
+            print(safe(line), file=sys.stderr)
         return int(exc.exit_code)  # type: ignore[attr-defined]
     if type(exc).__name__ == "Abort":
         print("ragstat: aborted", file=sys.stderr)
@@ -123,7 +134,7 @@ def _other(exc: Exception) -> int:
     if os.environ.get("RAGSTAT_DEBUG"):
         raise exc
     print(
-        f"ragstat: internal error: {type(exc).__name__}: {exc} "
+        f"ragstat: internal error: {type(exc).__name__}: {error_line(exc)} "
         "(set RAGSTAT_DEBUG=1 for a traceback)",
         file=sys.stderr,
     )

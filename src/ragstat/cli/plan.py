@@ -148,9 +148,9 @@ def _assumptions(estimand: str, M: int | None, paired: bool) -> list[str]:
 
 
 def _print(out: dict) -> None:
-    from rich.console import Console
+    from ragstat.cli.terminal import console, literal
 
-    c = Console()
+    c = console()
     c.print(
         f"[bold]{out['estimand']}[/] estimand, level {out['level'] * 100:g}%, S = {out['sd']:.4f} ({out['sd_source']})"
     )
@@ -176,7 +176,7 @@ def _print(out: dict) -> None:
     )
     if "allocation" in out:
         alloc = ", ".join(f"{h}: {k}" for h, k in out["allocation"]["documents"].items())
-        c.print(f"{out['allocation']['method']} allocation: {alloc}")
+        c.print(literal(f"{out['allocation']['method']} allocation: {alloc}"))
     c.print("assumptions:")
     for a in out["assumptions"]:
-        c.print(f"  - {a}")
+        c.print(literal(f"  - {a}"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ragstat.cli.terminal import console as default_console
+from ragstat.cli.terminal import literal, markup
 from ragstat.inference.paired import ComparisonReport
 from ragstat.inference.results import IntervalReport
 
@@ -20,10 +22,12 @@ def _num(value: float | None, digits: int = 4) -> str:
 
 
 def print_report(report: IntervalReport, source: str, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or default_console()
     console.print(
-        f"[bold]{source}[/]  score [bold]{report.score}[/]  K = {report.K} documents, "
-        f"N = {report.N} queries, level {report.level * 100:g}%, seed {report.seed}"
+        f"[bold]{markup(source)}[/]  score [bold]{markup(report.score)}[/]  "
+        f"K = {report.K} documents, N = {report.N} queries, level {report.level * 100:g}%, "
+        f"seed {report.seed}",
+        emoji=False,
     )
     for est in report.estimands.values():
         table = Table(title=f"{_DESCRIBE[est.estimand]}: {est.estimate:.4f}", title_justify="left")
@@ -37,15 +41,15 @@ def print_report(report: IntervalReport, source: str, console: Console | None = 
             elif iv.discarded:
                 note = f"{iv.discarded} replicates discarded"
             table.add_row(
-                f"[dim]{name}[/]" if iv.naive else name,
+                literal(name, "dim" if iv.naive else ""),
                 _num(iv.lower),
                 _num(iv.upper),
                 _num(iv.width),
                 _num(iv.se),
                 _num(iv.df, 2),
-                note,
+                literal(note),
             )
-        console.print(table)
+        console.print(table, emoji=False)
     d = report.diagnostics
     console.print(
         f"ICC {_num(d.icc, 3)}  DEFF {_num(d.deff, 1)}  N/DEFF {_num(d.n_eff, 0)}  "
@@ -55,21 +59,22 @@ def print_report(report: IntervalReport, source: str, console: Console | None = 
     )
     console.print("★ recommended by seed 000's method guide")
     for w in report.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {markup(w)}", emoji=False)
 
 
 def print_comparison(result: ComparisonReport, source: str, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or default_console()
     p, pairing = result.paired, result.pairing
     if pairing is not None:
-        a, b = pairing.systems
+        a, b = (markup(s) for s in pairing.systems)
         console.print(
             f"[bold]{a} − {b}[/]: {pairing.matched} paired queries"
             + (
                 f"; dropped {pairing.only_a} only in {a}, {pairing.only_b} only in {b}"
                 if pairing.only_a or pairing.only_b
                 else ""
-            )
+            ),
+            emoji=False,
         )
     print_report(result.report, source=source, console=console)
     pvals = ", ".join(f"{k} {v:.4g}" for k, v in p.permutation_p.items())

@@ -7,6 +7,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ragstat.cli.terminal import console as default_console
+from ragstat.cli.terminal import literal, markup
+
 
 def _ci(intervals: list[dict], method: str) -> str:
     for iv in intervals:
@@ -18,12 +21,14 @@ def _ci(intervals: list[dict], method: str) -> str:
 
 
 def print_study(summary: dict, out: Path, console: Console | None = None) -> None:
-    c = console or Console()
+    c = console or default_console()
     n = summary["counts"]
     c.print(
-        f"[bold]{summary['source']}[/]: {n['documents']} documents "
-        f"({n['eligible_documents']} issue queries; excluded {n['excluded'] or 'none'}), "
-        f"{n['chunks']} chunks, {n['queries']} queries per retriever"
+        f"[bold]{markup(summary['source'])}[/]: {n['documents']} documents "
+        f"({n['eligible_documents']} issue queries; "
+        f"excluded {markup(n['excluded'] or 'none')}), "
+        f"{n['chunks']} chunks, {n['queries']} queries per retriever",
+        emoji=False,
     )
     t = Table(
         title="hit@1 — the top result comes from the query's own document", title_justify="left"
@@ -42,7 +47,7 @@ def print_study(summary: dict, out: Path, console: Console | None = None) -> Non
         est = r["hit1"]["estimands"]
         mi, ma = est["micro"], est["macro"]
         t.add_row(
-            name,
+            literal(name),
             f"{mi['estimate']:.3f}",
             _ci(mi["intervals"], "cr2_bm"),
             _ci(mi["intervals"], "wald_iid"),
@@ -50,17 +55,22 @@ def print_study(summary: dict, out: Path, console: Console | None = None) -> Non
             _ci(ma["intervals"], "t_rates"),
             f"{r['mrr_at_10_micro']:.3f}",
         )
-    c.print(t)
+    c.print(t, emoji=False)
     if "paired" in summary:
         p = summary["paired"]
         a, b = p["systems"]
         mi = p["estimands"]["micro"]
         c.print(
-            f"{a} − {b}: micro {mi['estimate']:+.4f} {_ci(mi['intervals'], 'cr2_bm')}, "
-            f"documents tied {p['paired']['ties_share']:.0%}, sign-flip p (micro) "
-            f"{p['paired']['permutation_p']['micro']:.3g}"
+            literal(
+                f"{a} − {b}: micro {mi['estimate']:+.4f} {_ci(mi['intervals'], 'cr2_bm')}, "
+                f"documents tied {p['paired']['ties_share']:.0%}, sign-flip p (micro) "
+                f"{p['paired']['permutation_p']['micro']:.3g}"
+            )
         )
     c.print(
-        f"K documents are the sample size, not the {n['queries']} queries. Outputs in {out}/: "
-        "records.parquet, candidates.parquet, documents.parquet, summary.json"
+        literal(
+            f"K documents are the sample size, not the {n['queries']} queries. "
+            f"Outputs in {out}/: records.parquet, candidates.parquet, documents.parquet, "
+            "summary.json"
+        )
     )

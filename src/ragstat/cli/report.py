@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from ragstat.cli.terminal import safe
+
 
 def report(
     run_dir: Annotated[
@@ -23,4 +25,4 @@ def report(
         names = [p.name for p in render_folder(staging, title=title).values()]
     if not quiet:
         for name in names:
-            typer.echo(str(run_dir / name))
+            typer.echo(safe(str(run_dir / name)))

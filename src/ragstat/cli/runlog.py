@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragstat.cli.terminal import error_line, safe
 from ragstat.outfolder import OutputFolder
 from ragstat.signals import signal_name
 
@@ -145,7 +146,7 @@ def _record_end(log: RunLog, exc: BaseException) -> None:
     try:
         _record(_manifest(log, error=error, status="interrupted" if interrupted else "failed"))
     except Exception as also:  # the run's own error is the one to report
-        print(f"ragstat: warning: unfinished run not recorded: {also}", file=sys.stderr)
+        print(f"ragstat: warning: unfinished run not recorded: {error_line(also)}", file=sys.stderr)
 
 
 def _manifest(log: RunLog, error: str | None = None, status: str = "ok"):
@@ -180,4 +181,6 @@ def _record(manifest) -> None:
         record_run(manifest)
     except (RegistryError, OSError) as exc:
         reason = str(exc).removesuffix("; not recorded")
-        print(f"ragstat: warning: run {manifest.run_id} not recorded: {reason}", file=sys.stderr)
+        print(
+            f"ragstat: warning: run {manifest.run_id} not recorded: {safe(reason)}", file=sys.stderr
+        )

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from ragstat.cli.terminal import safe
 from ragstat.registry import Manifest, Registry, RegistryError, default_registry_path, diff_runs
 from ragstat.registry.diff import flatten
 from ragstat.registry.store import REGISTRY_ENV, default_registry_timeout
@@ -74,6 +75,12 @@ def _table(rows: list[list[str]]) -> list[str]:
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
+def _echo(lines: list[str]) -> None:
+    """Each line on stdout, control characters in names, argv and values made visible."""
+    for line in lines:
+        typer.echo(safe(line))
+
+
 def _value(value: object) -> str:
     if value is None:
         return "—"
@@ -95,24 +102,22 @@ def list_runs(
         typer.echo(json.dumps([m.to_dict() for m in runs], indent=2, ensure_ascii=False))
         return
     if not runs:
-        typer.echo(f"no runs recorded in {reg.path}")
+        typer.echo(f"no runs recorded in {safe(reg.path)}")
         return
     rows = [["id", "time (UTC)", "command", "data", "seed", "wall", "status"]]
     for m in runs:
         seed = "—" if m.seed is None else str(m.seed)
-        rows.append(
-            [
-                m.run_id,
-                _time(m.started_at),
-                m.command,
-                source_fingerprint(m),
-                seed,
-                f"{m.wall_s:.1f}s",
-                m.status,
-            ]
-        )
-    for line in _table(rows):
-        typer.echo(line)
+        cells = [
+            m.run_id,
+            _time(m.started_at),
+            m.command,
+            source_fingerprint(m),
+            seed,
+            f"{m.wall_s:.1f}s",
+            m.status,
+        ]
+        rows.append([safe(c) for c in cells])  # escaped before the column widths are measured
+    _echo(_table(rows))
 
 
 def _section(title: str, items: dict) -> list[str]:
@@ -152,8 +157,7 @@ def show(run_id: RunId, as_json: Json = False, registry: RegistryPath = None) ->
     if as_json:
         typer.echo(json.dumps(m.to_dict(), indent=2, ensure_ascii=False))
         return
-    for line in manifest_lines(m):
-        typer.echo(line)
+    _echo(manifest_lines(m))
 
 
 @runs_app.command("diff")
@@ -169,5 +173,4 @@ def diff(
     if as_json:
         typer.echo(json.dumps(d.to_dict(), indent=2, ensure_ascii=False))
         return
-    for line in d.lines():
-        typer.echo(line)
+    _echo(d.lines())

@@ -14,6 +14,7 @@ import typer
 
 from ragstat.cli import options as o
 from ragstat.cli.runlog import absolute, headline, recorded
+from ragstat.cli.terminal import literal, markup, safe
 from ragstat.corpus.loaders import load_corpus
 from ragstat.engine import get_executor
 from ragstat.errors import InputError
@@ -39,8 +40,8 @@ def _progress(show: bool) -> Iterator[Callable[[str], None]]:
     with console.status("ragstat: starting") as status:
 
         def say(msg: str) -> None:
-            console.log(msg)
-            status.update(f"ragstat: {msg}")
+            console.log(literal(msg))
+            status.update(f"ragstat: {markup(msg)}")
 
         yield say
 
@@ -130,7 +131,9 @@ def _say_skipped(skipped: tuple[str, ...], quiet: bool) -> None:
         shown = ", ".join(skipped[:3]) + (
             f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
         )
-        print(f"ragstat: note: not read as documents (ragstat output): {shown}", file=sys.stderr)
+        print(
+            f"ragstat: note: not read as documents (ragstat output): {safe(shown)}", file=sys.stderr
+        )
 
 
 def _retrievers(value: str) -> tuple[str, ...]:

@@ -12,11 +12,13 @@ Dask is an optional extra, imported only here: ``pip install "ragstat[dask]"``.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
 import os
 import tempfile
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ragstat.engine.local import EngineError
@@ -38,10 +40,41 @@ _PROBE = "__import__('ragstat').__version__"
 # - worker-saturation 1.1 turns on scheduler-side queuing, which holds tasks back until a
 #   worker reports a free thread: a network round trip between coarse, independent numpy
 #   blocks that keeps the worker idle. inf sends every task to the workers up front.
+# A third setting keeps the worker processes quiet: they write to this process's stderr, and
+# at shutdown they log heartbeat failures and CommClosedError tracebacks (a task's own error
+# reaches the client as an exception; a dead worker as KilledWorker).
 _LOCAL_CONFIG = {
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    "distributed.nanny.pre-spawn-environ.DASK_LOGGING__DISTRIBUTED": "critical",
     "distributed.scheduler.worker-saturation": math.inf,
 }
+
+#: Loggers of the client, scheduler and nanny that run in this process (and of their
+#: event loop), quietened while an executor runs and silenced while it shuts down.
+_LOGGERS = ("distributed", "tornado", "asyncio", "bokeh")
+_OFF = logging.CRITICAL + 1
+_CLOSE_TIMEOUT = 10.0
+
+
+@contextlib.contextmanager
+def quiet_logs(level: int = _OFF) -> Iterator[None]:
+    """Raise distributed's (and tornado's, asyncio's) loggers in this process to at least
+    ``level`` (default: off), restoring each logger's own level on exit."""
+    names = {
+        name
+        for name in list(logging.Logger.manager.loggerDict)
+        if name.split(".", 1)[0] in _LOGGERS
+    }
+    saved: dict[str, int] = {}
+    for name in sorted({*_LOGGERS, *names}):
+        logger = logging.getLogger(name)
+        saved[name] = logger.level
+        logger.setLevel(max(level, logger.getEffectiveLevel()))
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            logging.getLogger(name).setLevel(old)
 
 
 class _Raised:
@@ -81,10 +114,17 @@ class DaskExecutor:
     ``workers`` is the number of workers connected when the executor was created.
     """
 
-    def __init__(self, client, cluster=None, scratch: tempfile.TemporaryDirectory | None = None):
+    def __init__(
+        self,
+        client,
+        cluster=None,
+        scratch: tempfile.TemporaryDirectory | None = None,
+        quiet: contextlib.ExitStack | None = None,
+    ):
         self.client = client
         self._cluster = cluster
         self._scratch = scratch
+        self._quiet = quiet  # the quietened loggers, restored by close
         self.workers = len(client.scheduler_info()["workers"])
 
     @property
@@ -123,18 +163,24 @@ class DaskExecutor:
             del futures
 
     def close(self) -> None:
-        """Disconnect; shut down the LocalCluster and remove its scratch space, if started here."""
-        client, cluster, scratch = self.client, self._cluster, self._scratch
-        self._cluster = self._scratch = None
+        """Disconnect; shut down the LocalCluster and remove its scratch space, if started here.
+
+        Silent: the client is closed before the cluster, each within a timeout, with
+        distributed's loggers off (a closing cluster logs heartbeat and connection errors
+        that say nothing about the results).
+        """
+        client, cluster, scratch, quiet = self.client, self._cluster, self._scratch, self._quiet
+        self._cluster = self._scratch = self._quiet = None
         try:
-            client.close()
+            with quiet_logs():
+                _shut(client, cluster)
         finally:
             try:
-                if cluster is not None:
-                    cluster.close()
-            finally:
                 if scratch is not None:
                     scratch.cleanup()
+            finally:
+                if quiet is not None:
+                    quiet.close()
 
     def __enter__(self) -> DaskExecutor:
         return self
@@ -164,10 +210,12 @@ def dask_executor(
     return _local_cluster(workers, scratch)
 
 
-def _connect(address: str, timeout: float) -> DaskExecutor:
-    from distributed import Client
+def _check_address(address: str) -> None:
+    """A malformed address, or an ``inproc://`` one with no scheduler in this process, fails
+    here at once (a client would wait for the timeout, then warn again when collected)."""
     from distributed.comm import parse_address, parse_host_port
 
+    fix = "give the tcp://HOST:PORT of a running scheduler in --scheduler or DASK_SCHEDULER_ADDRESS"
     try:
         scheme, location = parse_address(address)
         if scheme not in ("tcp", "tls", "ws", "wss", "ucx", "inproc"):
@@ -175,30 +223,68 @@ def _connect(address: str, timeout: float) -> DaskExecutor:
         if scheme != "inproc":
             parse_host_port(location)  # a missing or non-numeric port is an error here
     except (ValueError, TypeError) as exc:
+        raise EngineError(f"{address!r} is not a Dask scheduler address ({exc}): {fix}") from None
+    if scheme == "inproc" and not _inproc_listening(location):
         raise EngineError(
-            f"{address!r} is not a Dask scheduler address ({exc}): give tcp://HOST:PORT in "
-            "--scheduler or DASK_SCHEDULER_ADDRESS"
-        ) from None
-    try:
-        client = Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        raise EngineError(
-            f"cannot reach the Dask scheduler at {address} within {timeout:g} s: "
-            "start one with `dask scheduler` or check --scheduler / DASK_SCHEDULER_ADDRESS"
-        ) from exc
+            f"{address!r} names a scheduler inside this process, and none runs here "
+            f"(inproc:// addresses cannot be reached from another process): {fix}"
+        )
+
+
+def _inproc_listening(location: str) -> bool:
+    from distributed.comm.inproc import global_manager
+
+    with global_manager.lock:
+        return global_manager.listeners.get(location) is not None
+
+
+def _connect(address: str, timeout: float) -> DaskExecutor:
+    from distributed import Client
+
+    _check_address(address)
+    quiet = contextlib.ExitStack()
+    quiet.enter_context(quiet_logs(logging.ERROR))
     try:
         try:
-            client.wait_for_workers(1, timeout=timeout)
-        except (OSError, TimeoutError) as exc:
+            client = Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError, RuntimeError, ImportError) as exc:
             raise EngineError(
-                f"no Dask worker joined the scheduler at {address} within {timeout:g} s: "
-                "start workers with `dask worker ADDRESS`"
+                f"cannot reach the Dask scheduler at {address} within {timeout:g} s: "
+                "start one with `dask scheduler` or check --scheduler / DASK_SCHEDULER_ADDRESS"
             ) from exc
-        check_workers(client)
+        try:
+            _wait_for_workers(client, address, timeout)
+        except BaseException:
+            with quiet_logs():
+                _shut(client, None)
+            raise
     except BaseException:
-        client.close()
+        quiet.close()
         raise
-    return DaskExecutor(client)
+    return DaskExecutor(client, quiet=quiet)
+
+
+def _wait_for_workers(client, address: str, timeout: float) -> None:
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        raise EngineError(
+            f"no Dask worker joined the scheduler at {address} within {timeout:g} s: "
+            "start workers with `dask worker ADDRESS`"
+        ) from exc
+    check_workers(client)
+
+
+def _shut(client, cluster) -> None:
+    """Close the client, then the cluster (if any), each within ``_CLOSE_TIMEOUT``: a peer
+    already gone or a slow goodbye is no error once the results are in."""
+    try:
+        with contextlib.suppress(OSError, TimeoutError):
+            client.close(timeout=_CLOSE_TIMEOUT)
+    finally:
+        if cluster is not None:
+            with contextlib.suppress(OSError, TimeoutError):
+                cluster.close(timeout=_CLOSE_TIMEOUT)
 
 
 def _local_cluster(workers: int, scratch: Path | None) -> DaskExecutor:
@@ -212,6 +298,8 @@ def _local_cluster(workers: int, scratch: Path | None) -> DaskExecutor:
         scratch = Path(tmp.name)
     environ = dict(os.environ)  # the nanny writes its pre-spawn variables into our environment
     cluster = None
+    quiet = contextlib.ExitStack()
+    quiet.enter_context(quiet_logs(logging.ERROR))
     try:
         # The scheduler's scratch space (its lock files) goes with the workers', not to /tmp.
         with dask.config.set({**_LOCAL_CONFIG, "temporary-directory": str(scratch)}):
@@ -225,15 +313,19 @@ def _local_cluster(workers: int, scratch: Path | None) -> DaskExecutor:
             )
         client = Client(cluster, set_as_default=False)
     except BaseException:
-        if cluster is not None:
-            cluster.close()
-        if tmp is not None:
-            tmp.cleanup()
+        try:
+            if cluster is not None:
+                with quiet_logs():
+                    cluster.close(timeout=_CLOSE_TIMEOUT)
+            if tmp is not None:
+                tmp.cleanup()
+        finally:
+            quiet.close()
         raise
     finally:
         os.environ.clear()
         os.environ.update(environ)
-    return DaskExecutor(client, cluster, tmp)
+    return DaskExecutor(client, cluster, tmp, quiet)
 
 
 def check_workers(client) -> None:

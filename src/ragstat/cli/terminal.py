@@ -1,0 +1,175 @@
+"""What ragstat writes to a terminal: user text with its control characters made visible,
+rich markup kept literal, and library warnings as one deduplicated line each.
+
+A file name, doc id, ``--system`` value or error message can carry terminal escape
+sequences (``ESC [31m``, ``ESC ] 0;title BEL``), carriage returns that overwrite a line,
+line separators, or bidi overrides that reorder what a reader sees. ``safe`` turns every
+such character into a visible escape (``\\x1b``, ``\\u202e``), so the terminal shows the
+bytes instead of obeying them. JSON output needs none of this: ``json.dumps`` escapes
+control characters itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import sys
+import warnings
+from types import TracebackType
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+__all__ = [
+    "WarningRouting",
+    "console",
+    "error_line",
+    "literal",
+    "markup",
+    "route_warnings",
+    "safe",
+    "warning_line",
+]
+
+#: C0 controls (newline and tab included), DEL, C1 controls (U+0085 among them), lone
+#: surrogates (undecodable bytes of a file name), the Arabic letter mark, LRM/RLM, the
+#: line and paragraph separators, and the bidi embeddings, overrides and isolates.
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    if ch in _SHORT:
+        return _SHORT[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe(text: object) -> str:
+    """``str(text)`` with every control, separator and bidi character as a visible escape.
+
+    >>> safe("a\\x1b[31mred\\u202e.csv")
+    'a\\\\x1b[31mred\\\\u202e.csv'
+    """
+    s = text if isinstance(text, str) else str(text)
+    return _UNSAFE.sub(_escape, s) if _UNSAFE.search(s) else s
+
+
+def markup(text: object) -> str:
+    """``safe(text)`` for a rich markup string: ``[bold]`` in user text prints literally."""
+    from rich.markup import escape
+
+    return escape(safe(text))
+
+
+def literal(text: object, style: str = "") -> Text:
+    """User text as a rich ``Text``: never parsed for markup or emoji codes."""
+    from rich.text import Text
+
+    return Text(safe(text), style=style)
+
+
+def console(stderr: bool = False) -> Console:
+    """The rich console renderers print on: emoji codes such as ``:warning:`` stay text."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, emoji=False)
+
+
+def error_line(exc: BaseException) -> str:
+    """An exception's message on one safe line (its type name if the message is empty)."""
+    return safe(str(exc) or type(exc).__name__)
+
+
+def warning_line(message: object) -> str:
+    """A library's warning text as one line: whitespace runs (newlines too) become one space."""
+    return safe(" ".join(str(message).split()))
+
+
+class _LogToLine(logging.Handler):
+    """Root-logger handler: each library record at WARNING or above as one warning line."""
+
+    def __init__(self, routing: WarningRouting) -> None:
+        super().__init__(logging.WARNING)
+        self.routing = routing
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # a library's malformed format arguments
+            message = str(record.msg)
+        self.routing.emit(message)
+
+
+class WarningRouting:
+    """Installed by :func:`route_warnings`; ``restore()`` (or leaving a ``with``) undoes it."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream
+        self.seen: set[str] = set()
+        self._showwarning = warnings.showwarning
+        self._handler = _LogToLine(self)
+        root = logging.getLogger()
+        # A routing already in place (main called again in one process) keeps the logging
+        # side: a second root handler would print each record twice.
+        self._owns_handler = not any(isinstance(h, _LogToLine) for h in root.handlers)
+        warnings.showwarning = self.showwarning
+        if self._owns_handler:
+            root.addHandler(self._handler)
+
+    def emit(self, message: object) -> None:
+        """Write ``ragstat: warning: <message>`` unless this message was written already."""
+        line = warning_line(message)
+        if not line or line in self.seen:
+            return
+        self.seen.add(line)
+        stream = self.stream if self.stream is not None else sys.stderr
+        with contextlib.suppress(OSError, ValueError):  # stderr closed, a broken pipe
+            print(f"ragstat: warning: {line}", file=stream, flush=True)
+
+    def showwarning(
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        """``warnings.showwarning`` replacement: the message only, no file, line or source."""
+        self.emit(message)
+
+    def restore(self) -> None:
+        """Put back the previous ``warnings.showwarning`` and remove the logging handler."""
+        if warnings.showwarning == self.showwarning:
+            warnings.showwarning = self._showwarning
+        if self._owns_handler:
+            logging.getLogger().removeHandler(self._handler)
+
+    def __enter__(self) -> WarningRouting:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.restore()
+
+
+def route_warnings(stream: TextIO | None = None) -> WarningRouting:
+    """Send library warnings (``warnings.warn`` and ``logging`` records at WARNING or above)
+    to ``stream`` (default: ``sys.stderr`` at the time of writing) as one line each,
+    ``ragstat: warning: <message>``, at most once per distinct message.
+
+    Warning filters still decide what is shown (``-W error`` still raises). Use as
+    ``with route_warnings(): ...`` to undo it on exit, or call ``.restore()``.
+    """
+    return WarningRouting(stream)
