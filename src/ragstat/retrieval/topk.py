@@ -37,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ragstat.errors import InputError
+from ragstat.resources import check_memory
 
 __all__ = [
     "BLOCK_ELEMENTS",
@@ -96,7 +97,16 @@ def check_exclude(exclude: object, n_queries: int, n_chunks: int) -> np.ndarray:
 
 
 def empty_result(n_queries: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """All-padding arrays: indices −1 (int64) and scores NaN (float64), shape (n_queries, k)."""
+    """All-padding arrays: indices −1 (int64) and scores NaN (float64), shape (n_queries, k).
+
+    InputError, before allocating, when the 16 bytes per slot exceed the memory budget
+    (:mod:`ragstat.resources`).
+    """
+    check_memory(
+        16.0 * n_queries * k,
+        f"ranked lists of {n_queries:,} queries × k = {k:,} (16 bytes per candidate)",
+        "use a smaller k",
+    )
     return (
         np.full((n_queries, k), -1, dtype=np.int64),
         np.full((n_queries, k), np.nan, dtype=np.float64),

@@ -7,29 +7,41 @@ two-stage (types, then documents within each type) — in blocks of fixed size,
 each block with its own spawned seed, so results are identical whatever the
 number of workers. SRS samples are evaluated all at once (vectorised across
 replicates, `simulation.batch`); design-based samples one by one.
+
+Memory is bounded whatever R: blocks go to the executor a window at a time
+(:func:`window_blocks`, ~:data:`WINDOW_BYTES` of results), each block's intervals are
+folded into a running tally (`simulation.tally`) and dropped, and no list of all
+blocks or seeds is ever built. R, the bootstrap work and the memory estimate are
+checked before any sample is drawn (`simulation.budget`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ragstat.engine.local import Executor, blocks_of, get_executor, spawn_seeds
+from ragstat.engine.local import Executor, blocks_of, get_executor
 from ragstat.errors import InputError
 from ragstat.inference import APPLICABLE, METHODS
 from ragstat.inference.estimators import ESTIMANDS
+from ragstat.simulation.budget import check_budget
 from ragstat.simulation.census import Census
 from ragstat.simulation.designs_sim import run_design_block
 from ragstat.simulation.recommend import recommend
-from ragstat.simulation.results import CoverageReport
-from ragstat.simulation.tally import tally
+from ragstat.simulation.results import CoverageReport, MethodCoverage
+from ragstat.simulation.tally import RunningTally
 
-__all__ = ["BLOCK", "simulate"]
+__all__ = ["BLOCK", "WINDOW_BYTES", "simulate", "window_blocks"]
 
 #: Replicates per task: the unit of parallel work and of seeding.
 BLOCK = 100
+#: Results of the blocks in flight at once (before they are folded into running tallies).
+WINDOW_BYTES = 16 << 20
+#: Bytes per sample and (estimand, method) of a block's result: estimate, bounds, availability.
+RESULT_BYTES = 25
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,7 +151,7 @@ def _check_design(census: Census, ks: Sequence[int], design: str, types: int | N
     """Fail before any work: every K must be allocatable, the type count must fit."""
     from ragstat.inference.planning import allocate
 
-    labels, counts = np.unique(census.stratum.astype(str), return_counts=True)
+    labels, counts = np.unique(np.asarray(census.stratum).astype(str), return_counts=True)
     if design == "stratified":
         for k in ks:
             allocate(int(k), dict(zip(labels.tolist(), counts.tolist(), strict=True)))
@@ -172,6 +184,14 @@ def simulate(
     """
     methods = tuple(METHODS if methods is None else methods)
     _check(census, ks, reps, methods, estimands, design, types, level, seed, bootstrap_reps)
+    check_budget(
+        ks,
+        int(reps),
+        methods if design == "srs" else (),
+        len(estimands),
+        int(bootstrap_reps),
+        workers if executor is None else executor.workers,
+    )
     base = _Task(
         census,
         design,
@@ -197,8 +217,7 @@ def simulate(
             f"{design} design: design-based intervals with finite corrections; "
             "--methods, --fpc and --bootstrap-reps apply to srs only"
         )
-    for k, part in zip(ks, parts, strict=True):
-        rows, why = _summarise(census, k, part, design)
+    for rows, why in parts:
         results += rows
         notes += why
     report = CoverageReport(
@@ -214,31 +233,64 @@ def simulate(
     return recommend(report)
 
 
+def _seed(seed: int, k: int, block: int) -> np.random.SeedSequence:
+    """Child ``block`` of SeedSequence([seed, k]): ``spawn_seeds(seed, n, key=(k,))[block]``,
+    made on its own so that the seeds of 10⁷ blocks are never all held at once."""
+    parent = np.random.SeedSequence([seed, k])
+    return np.random.SeedSequence(parent.entropy, spawn_key=(block,), pool_size=parent.pool_size)
+
+
+def _tasks(base: _Task, ks: list[int], reps: int, seed: int) -> Iterator[tuple[int, bool, _Task]]:
+    """(K, last block of this K?, task) for every block of every K, made lazily."""
+    last = -(-reps // BLOCK) - 1
+    for k in ks:
+        for i, (start, stop) in enumerate(blocks_of(reps, BLOCK)):
+            yield k, i == last, replace(base, k=k, reps=stop - start, seed=_seed(seed, k, i))
+
+
+def window_blocks(n_pairs: int, workers: int) -> int:
+    """Blocks in flight at once: their results take about :data:`WINDOW_BYTES`."""
+    per_block = max(1, n_pairs) * (BLOCK * RESULT_BYTES + 4 * 112)
+    return max(4 * workers, WINDOW_BYTES // per_block)
+
+
 def _run_all(
     executor: Executor, base: _Task, ks: list[int], reps: int, seed: int, progress
-) -> list[list[dict]]:
-    """Every block of every K as one batch of tasks (so a cluster stays busy across K);
-    seeds fixed by (seed, k) and the block. Returns the block results grouped by K."""
-    ranges = list(blocks_of(reps, BLOCK))
-    tasks = [
-        replace(base, k=k, reps=stop - start, seed=sq)
-        for k in ks
-        for (start, stop), sq in zip(ranges, spawn_seeds(seed, len(ranges), key=(k,)), strict=True)
-    ]
-    done = [0]
+) -> list[tuple[list[MethodCoverage], list[str]]]:
+    """Every block of every K, in windows of blocks (one stream across K, so a cluster stays
+    busy), each window's results folded into running tallies before the next is submitted.
+    Seeds are fixed by (seed, K) and the block. Returns (rows, notes) per K."""
+    stream = _tasks(base, ks, reps, seed)
+    window = window_blocks(len(base.methods) * len(base.estimands), executor.workers)
+    total, done = len(ks) * -(-reps // BLOCK), [0]
+    target = _targets(base.census, base.design)
+    out: list[tuple[list[MethodCoverage], list[str]]] = []
+    open_k: dict[tuple[str, str], RunningTally] = {}
 
     def tick() -> None:
         done[0] += 1
         if progress is not None:
-            progress(done[0], len(tasks))
+            progress(done[0], total)
 
-    out = executor.map(_run_block, tasks, on_done=tick)
-    return [out[i : i + len(ranges)] for i in range(0, len(out), len(ranges))]
+    while batch := list(itertools.islice(stream, window)):
+        results = executor.map(_run_block, [t for _, _, t in batch], on_done=tick)
+        for (k, last, _task), part in zip(batch, results, strict=True):
+            for key, block in part.items():
+                if key not in open_k:
+                    est, method = key
+                    at = [seed, k, len(open_k)]  # the reservoir's own seed
+                    open_k[key] = RunningTally(k, est, method, target[est], reps, at)
+                open_k[key].add(block)
+            if last:
+                out.append(_summarise(k, open_k, target))
+                open_k = {}
+        del results
+    return out
 
 
 def _targets(census: Census, design: str) -> dict[str, float]:
     if design == "two-stage":
-        return {"type_mean": census.type_mean()}
+        return {"type_mean": float(np.asarray(census.type_mean(), dtype=float))}
     return {"micro": census.micro, "macro": census.macro}
 
 
@@ -251,14 +303,14 @@ def _order(target: dict[str, float]):
     return key
 
 
-def _summarise(census: Census, k: int, parts: list[dict], design: str) -> tuple[list, list]:
-    target = _targets(census, design)
+def _summarise(
+    k: int, tallies: dict[tuple[str, str], RunningTally], target: dict[str, float]
+) -> tuple[list[MethodCoverage], list[str]]:
     out, notes = [], []
-    for est, method in sorted(parts[0], key=_order(target)):
-        cols = [np.concatenate([p[(est, method)][i] for p in parts]) for i in range(4)]
-        row = tally(k, est, method, target[est], *cols)
-        reason = parts[0][(est, method)][4] if len(parts[0][(est, method)]) > 4 else None
+    for key in sorted(tallies, key=_order(target)):
+        row = tallies[key].result()
+        reason = tallies[key].reason
         if reason and row.unavailable == 1.0:
-            notes.append(f"k={k} {est} {method}: unavailable by construction — {reason}")
+            notes.append(f"k={k} {key[0]} {key[1]}: unavailable by construction — {reason}")
         out.append(row)
     return out, notes

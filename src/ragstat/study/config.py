@@ -62,8 +62,12 @@ class StudyConfig:
             raise InputError(
                 f"--query-words ({self.query_words}) cannot exceed --chunk-words ({self.chunk_words})"
             )
-        if self.k < 1:
-            raise InputError(f"candidate depth k must be at least 1, got {self.k}")
+        for name in ("k", "rrf_depth", "rrf_k"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                flag = "--k" if name == "k" else name
+                raise InputError(f"{flag} must be a whole number ≥ 1, got {value!r}")
+            object.__setattr__(self, name, int(value))
         object.__setattr__(self, "sample_queries", check_sample_spec(self.sample_queries))
         seed = self.sample_seed
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:

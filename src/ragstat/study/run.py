@@ -24,7 +24,7 @@ from ragstat.errors import InputError
 from ragstat.retrieval.base import SearchResult
 from ragstat.study.config import StudyConfig
 from ragstat.study.sampling import QuerySample, sample
-from ragstat.study.search import fit_retriever, fuse, search_depth, searched
+from ragstat.study.search import check_size, fit_retriever, fuse, search_depth, searched
 from ragstat.study.tables import (
     Labels,
     candidate_columns,
@@ -171,6 +171,7 @@ def prepare(corpus: Corpus, config: StudyConfig) -> Prepared:
         query_pos, query = query_pos[smp.keep], query[smp.keep]
         weight = smp.weights(plan.chunk_doc[query_pos])
         documents = _with_sampling(documents, plan.doc_codes, smp)
+    check_size(config, int(query_pos.size), int(plan.index_pos.size))
     texts = list(table.text)
     idx = plan.index_pos
     labels = Labels(
