@@ -186,7 +186,7 @@ def test_registry_is_created_on_demand_in_wal_mode_with_a_schema_version(tmp_pat
     assert con.execute("PRAGMA user_version").fetchone()[0] == 1
     row = con.execute("SELECT command, seed, config FROM runs").fetchone()
     con.close()
-    assert row[:2] == ("study", 1) and json.loads(row[2])["chunk_words"] == 100
+    assert row[:2] == ("study", "1") and json.loads(row[2])["chunk_words"] == 100  # seed as text
     assert reg.list() == [m] and reg.get(m.run_id) == m
 
 

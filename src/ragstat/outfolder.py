@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragstat.errors import InputError
+from ragstat.errors import InputError, RagstatError
 
 __all__ = [
     "OutputFolder",
@@ -250,6 +250,9 @@ def rewritten(folder: str | Path) -> Iterator[Path]:
         )
         yield out.staging
         out.publish()
+    except RagstatError as exc:  # name the user's folder, not the staging copy
+        out.discard()
+        raise type(exc)(str(exc).replace(str(out.staging), str(folder))) from None
     except BaseException:
         if not out.published:
             out.discard()

@@ -17,24 +17,11 @@ METHODS = ("cr2_bm", "t_rates", "doc_bootstrap_t", "wald_iid")
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    """Records of a JSONL file, with the line number of any bad line."""
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    rows = []
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{i}: invalid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise InputError(f"{path}:{i}: each line must be a JSON object")
-        rows.append(row)
+    """Records of a JSONL file (split on "\\n" only; UTF-8 or gzip), with the line number of
+    any bad line."""
+    from ragstat.records.textio import jsonl_objects
+
+    rows = [row for _, row in jsonl_objects(path, "JSONL file")]
     if not rows:
         raise InputError(f"{path}: no records")
     return rows

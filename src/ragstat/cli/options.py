@@ -27,7 +27,9 @@ Methods = Annotated[
 ]
 Estimand = Annotated[str, typer.Option(help="micro, macro or micro,macro")]
 Reps = Annotated[int, typer.Option(help="Bootstrap replicates")]
-Seed = Annotated[int | None, typer.Option(help="Random seed (drawn and reported if omitted)")]
+Seed = Annotated[
+    int | None, typer.Option(help="Random seed (drawn and reported if omitted)", min=0)
+]
 Position = Annotated[
     str | None, typer.Option(help="Column with the query's position in its document")
 ]

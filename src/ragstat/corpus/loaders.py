@@ -71,6 +71,17 @@ def _jsonl_record(raw: bytes, lineno: int, path: Path) -> dict | None:
             f"{path}: line {lineno} is not valid JSON ({exc.msg} at column {exc.colno}); "
             "each line must hold one JSON object"
         ) from None
+    except (RecursionError, ValueError) as exc:  # nested too deep; an integer of 4,300+ digits
+        what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise InputError(f"{path}: line {lineno} cannot be read as JSON ({what})") from None
+    if "\\ud" in line.lower():  # only a \uD800–\uDFFF escape can make an unpaired surrogate
+        try:
+            json.dumps(record, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(
+                f"{path}: line {lineno} holds an unpaired surrogate escape (e.g. \\ud800), "
+                "which is not valid Unicode text"
+            ) from None
     if not isinstance(record, dict):
         raise InputError(
             f"{path}: line {lineno} is a JSON {type(record).__name__}, not an object; "

@@ -14,9 +14,6 @@ wrong the file is re-read line by line, so every error names ``path:line``.
 from __future__ import annotations
 
 import csv
-import gzip
-import io
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +25,7 @@ import pandas as pd
 
 from ragstat.errors import InputError
 from ragstat.metrics.ir_columns import Locate
+from ragstat.records.textio import iter_lines, jsonl_objects
 
 __all__ = [
     "TREC_QRELS",
@@ -54,6 +52,10 @@ class TrecLayout:
     def spec(self) -> str:
         return " ".join(self.names)
 
+
+#: Relevance grades must satisfy |grade| < GRADE_LIMIT (they are stored as int64; real
+#: grades are small: 0, 1, 2, 3 …).
+GRADE_LIMIT = 2**31
 
 TREC_QRELS = TrecLayout("qrels", ("query_id", "iteration", "doc_id", "relevance"), "relevance")
 TREC_RUN = TrecLayout("run", ("query_id", "Q0", "doc_id", "rank", "score", "tag"), "score")
@@ -89,12 +91,6 @@ def detect_format(path: Path) -> str:
     }.get(last, "trec")
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    if path.suffix.lower() == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8-sig", newline=None)  # type: ignore[return-value]
-    return path.open(encoding="utf-8-sig")  # a byte-order mark is not part of the first id
-
-
 def _line_locate(path: Path, lines: list[int]) -> Locate:
     return lambda i: f"{path}:{lines[i]}"
 
@@ -126,6 +122,8 @@ def _trec_fast(path: Path, layout: TrecLayout) -> RawTable | None:
     try:
         if layout.kind == "qrels":
             values = np.array([int(v) for v in raw.tolist()], dtype=value_type)
+            if values.size and np.abs(values).max() >= GRADE_LIMIT:
+                return None  # the slow pass names the line
         else:
             # float(str) per value: Python's correctly rounded strtod, like trec_eval's atof
             values = raw.astype(object).to_numpy().astype(np.float64)
@@ -139,15 +137,26 @@ def _trec_fast(path: Path, layout: TrecLayout) -> RawTable | None:
     return RawTable(out, lambda i: f"{path} (data line {i + 1})", lambda: _trec_slow(path, layout))
 
 
+def _grade_range(value: int, where: str) -> int:
+    """A relevance grade, checked to lie in (−2**31, 2**31): grades are small integers."""
+    if not -GRADE_LIMIT < value < GRADE_LIMIT:
+        raise InputError(
+            f"{where}: relevance {value} is out of range; qrels grades are small integers "
+            f"(0 = not relevant, 1, 2, … graded; |grade| < 2**31): fix the grade"
+        )
+    return value
+
+
 def _trec_value(layout: TrecLayout, text: str, where: str) -> int | float:
     if layout.kind == "qrels":
         try:
-            return int(text)
+            grade = int(text)
         except ValueError:
             raise InputError(
                 f"{where}: relevance {text!r} is not an integer; qrels grades are integers "
                 "(0 = not relevant, 1, 2, … graded): fix the fourth column"
             ) from None
+        return _grade_range(grade, where)
     try:
         score = float(text)
     except ValueError:
@@ -168,27 +177,20 @@ def _trec_slow(path: Path, layout: TrecLayout) -> RawTable:
     lines: list[int] = []
     qi, di = layout.names.index("query_id"), layout.names.index("doc_id")
     vi = layout.names.index(layout.value)
-    with _open_text(path) as fh:
-        lineno = 0
-        try:
-            for lineno, line in enumerate(fh, 1):
-                fields = line.split()
-                if not fields:
-                    continue
-                where = f"{path}:{lineno}"
-                if len(fields) != n:
-                    raise InputError(
-                        f"{where}: expected {n} whitespace-separated columns "
-                        f"({layout.spec}), found {len(fields)}: {line.strip()[:120]!r}"
-                    )
-                values.append(_trec_value(layout, fields[vi], where))
-                qids.append(fields[qi])
-                docs.append(fields[di])
-                lines.append(lineno)
-        except UnicodeDecodeError as exc:
+    for lineno, line in iter_lines(path, f"{layout.kind} file"):
+        fields = line.split()
+        if not fields:
+            continue
+        where = f"{path}:{lineno}"
+        if len(fields) != n:
             raise InputError(
-                f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason}): re-encode the file"
-            ) from None
+                f"{where}: expected {n} whitespace-separated columns "
+                f"({layout.spec}), found {len(fields)}: {line.strip()[:120]!r}"
+            )
+        values.append(_trec_value(layout, fields[vi], where))
+        qids.append(fields[qi])
+        docs.append(fields[di])
+        lines.append(lineno)
     if not lines:
         raise _empty(path, layout.kind)
     dtype = np.int64 if layout.kind == "qrels" else np.float64
@@ -210,43 +212,38 @@ def _json_number(value: Any, key: str, where: str, integer: bool) -> int | float
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if ok and integer and isinstance(value, float):
         ok = value.is_integer()
-        value = int(value) if ok else value
+    if ok and not integer and isinstance(value, int):
+        ok = abs(value) < 2**1023  # a longer integer literal has no float
     if not ok or (not integer and not math.isfinite(value)):
         need = "an integer grade" if integer else "a finite number"
         raise InputError(f"{where}: {key!r} must be {need}, got {value!r}")
-    return value
+    if integer and not -GRADE_LIMIT < value < GRADE_LIMIT:
+        raise InputError(
+            f"{where}: {key!r} {value!r} is out of range; qrels grades are small integers "
+            "(|grade| < 2**31)"
+        )
+    return int(value) if integer else value
 
 
 def _jsonl(path: Path, kind: str, required: tuple[str, ...], optional: tuple[str, ...]) -> RawTable:
     cols: dict[str, list[Any]] = {c: [] for c in required + optional}
     lines: list[int] = []
     value_key = required[2]
-    with _open_text(path) as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"{where}: not valid JSON ({exc.msg}): one object per line"
-                ) from None
-            if not isinstance(obj, dict):
-                raise InputError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-            missing = [c for c in required if c not in obj]
-            if missing:
-                raise InputError(
-                    f"{where}: missing key(s) {missing}; a {kind} line needs {list(required)} "
-                    f"(found {sorted(obj)})"
-                )
-            cols["query_id"].append(_json_id(obj["query_id"], "query_id", where))
-            cols["doc_id"].append(_json_id(obj["doc_id"], "doc_id", where))
-            is_int = value_key == "relevance"
-            cols[value_key].append(_json_number(obj[value_key], value_key, where, is_int))
-            for c in optional:
-                cols[c].append(obj.get(c))
-            lines.append(lineno)
+    for lineno, obj in jsonl_objects(path, f"{kind} file"):
+        where = f"{path}:{lineno}"
+        missing = [c for c in required if c not in obj]
+        if missing:
+            raise InputError(
+                f"{where}: missing key(s) {missing}; a {kind} line needs {list(required)} "
+                f"(found {sorted(obj)})"
+            )
+        cols["query_id"].append(_json_id(obj["query_id"], "query_id", where))
+        cols["doc_id"].append(_json_id(obj["doc_id"], "doc_id", where))
+        is_int = value_key == "relevance"
+        cols[value_key].append(_json_number(obj[value_key], value_key, where, is_int))
+        for c in optional:
+            cols[c].append(obj.get(c))
+        lines.append(lineno)
     if not lines:
         raise _empty(path, kind)
     frame = pd.DataFrame({c: v for c, v in cols.items() if c in required})
@@ -316,10 +313,15 @@ def frame_numbers(s: pd.Series, col: str, locate: Locate, what: str, integer: bo
     num = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~np.isfinite(num)
     if integer:
-        bad |= num != np.round(num)
+        with np.errstate(invalid="ignore"):
+            bad |= (num != np.round(num)) | ~(np.abs(num) < GRADE_LIMIT)
     if bad.any():
         i = int(np.argmax(bad))
-        need = "an integer grade (0 = not relevant, 1, 2, …)" if integer else "a finite number"
+        need = (
+            "an integer grade (0 = not relevant, 1, 2, …; |grade| < 2**31)"
+            if integer
+            else "a finite number"
+        )
         value = s.iloc[i]
         value = value.item() if isinstance(value, np.generic) else value
         raise InputError(f"{what}, {locate(i)}: {col} {value!r} is not {need}")

@@ -15,7 +15,6 @@ report ``n`` with it.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -58,26 +57,24 @@ __all__ = [
 def read_spans(source: str | Path | Iterable[str]) -> list[dict]:
     """Read JSONL spans from a path or an iterable of lines (blank lines skipped).
 
-    A bad line raises InputError naming its line number.
+    A file is split on ``"\\n"`` only (a JSON string may hold U+2028 and the like), read as
+    UTF-8 (gzip transparently). A bad line raises InputError naming its line number.
     """
     if isinstance(source, (str, Path)):
-        try:
-            lines = Path(source).read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise InputError(f"cannot read trace file {source}: {exc}") from exc
-        return _parse_lines(lines)
+        from ragstat.records.textio import jsonl_objects
+
+        return [obj for _, obj in jsonl_objects(source, "trace file")]
     return _parse_lines(source)
 
 
 def _parse_lines(lines: Iterable[str]) -> list[dict]:
+    from ragstat.records.textio import parse_json_line
+
     out = []
     for no, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"trace line {no}: not JSON ({exc.msg})") from exc
+        obj = parse_json_line(line, f"trace line {no}")
         if not isinstance(obj, dict):
             raise InputError(f"trace line {no}: a span must be a JSON object")
         out.append(obj)
@@ -96,7 +93,7 @@ def _duration(span: Mapping, i: int) -> float:
         raise InputError(f"span #{i}: duration is a boolean ({d!r}), not a number of ms")
     try:
         d = float(d)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise InputError(f"span #{i}: duration is not a number: {d!r}") from exc
     if not math.isfinite(d) or d < 0:
         raise InputError(f"span #{i}: duration must be finite and >= 0, got {d}")

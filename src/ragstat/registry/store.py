@@ -59,7 +59,7 @@ _ADDED = {"error": "TEXT"}
 _SCHEMA = (
     """CREATE TABLE runs (
         run_id TEXT PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL,
-        wall_s REAL NOT NULL, status TEXT NOT NULL, seed INTEGER, corpus_fingerprint TEXT,
+        wall_s REAL NOT NULL, status TEXT NOT NULL, seed TEXT, corpus_fingerprint TEXT,
         argv TEXT NOT NULL, config TEXT NOT NULL, inputs TEXT NOT NULL, outputs TEXT NOT NULL,
         results TEXT NOT NULL, versions TEXT NOT NULL, error TEXT
     )""",
@@ -149,10 +149,52 @@ def record_run(
     return registry.path
 
 
-def _manifest_row(m: Manifest) -> tuple:
+_INT64 = 2**63
+
+
+def _text(value: object) -> object:
+    """A string SQLite can store as UTF-8: a lone surrogate (not text) becomes its escape."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+def _manifest_row(m: Manifest, seed_type: str) -> tuple:
+    """The row's parameters. The seed (any integer ≥ 0, so possibly past 2**63) goes in as
+    decimal text; into a registry whose seed column is still INTEGER (older ragstat) as an
+    integer when it fits, else as a BLOB of its digits (INTEGER affinity would round text
+    past 2**63 to a REAL). JSON columns escape what is not UTF-8 text."""
     data = m.to_dict()
-    plain = [data[c] for c in _PLAIN]
-    return (*plain, *(json.dumps(data[c], ensure_ascii=False) for c in _JSON))
+    plain = {c: _text(data[c]) for c in _PLAIN}
+    seed = m.seed
+    if seed is not None:
+        fits = -_INT64 <= seed < _INT64
+        text = str(seed)
+        plain["seed"] = (seed if fits else text.encode("ascii")) if "INT" in seed_type else text
+    return (*(plain[c] for c in _PLAIN), *(_json_text(data[c]) for c in _JSON))
+
+
+def _json_text(value: object) -> str:
+    """JSON as readable UTF-8; with ``\\u`` escapes when a string holds a lone surrogate
+    (it reads back the same, where the readable form could not be stored at all)."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return text
+
+
+def _seed_value(value: object) -> object:
+    """The seed as stored (TEXT, or INTEGER / BLOB in an older registry) → int (or as is)."""
+    if isinstance(value, bytes):
+        value = value.decode("ascii", "replace")
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return value  # Manifest rejects it: the row is reported unreadable
+    return value
 
 
 class Registry:
@@ -175,14 +217,16 @@ class Registry:
         """Insert the run (or replace the row of the same ``run_id``) in one short transaction."""
         if not isinstance(m, Manifest):
             raise InputError(f"Registry.record takes a Manifest, got {type(m).__name__}")
-        row = _manifest_row(m)
         self._prepare_folder()
         with self._connect(write=True) as con:
+            # read-only first: a foreign database is refused before any PRAGMA that writes
+            self._check_schema(con, create=False)
             self._run(con, "PRAGMA journal_mode = WAL", write=True)
             self._run(con, "BEGIN IMMEDIATE", write=True)
             try:
                 self._check_schema(con, create=True)
                 self._add_columns(con)
+                row = _manifest_row(m, self._seed_type(con))
                 self._run(con, _UPSERT, row, write=True)
                 self._run(con, "COMMIT", write=True)
             finally:
@@ -323,6 +367,12 @@ class Registry:
     def _columns(self, con: sqlite3.Connection, write: bool = False) -> set[str]:
         return {r[1] for r in self._run(con, "PRAGMA table_info(runs)", write=write)}
 
+    def _seed_type(self, con: sqlite3.Connection) -> str:
+        """The declared type of the seed column: TEXT, or INTEGER in a registry created before
+        seeds were stored as text."""
+        info = self._run(con, "PRAGMA table_info(runs)", write=True)
+        return next((str(r[2]).upper() for r in info if r[1] == "seed"), "TEXT")
+
     def _add_columns(self, con: sqlite3.Connection) -> None:
         """Add the columns schema 1 gained later (inside the caller's write transaction)."""
         have = self._columns(con, write=True)
@@ -359,6 +409,7 @@ class Registry:
     def _manifest(self, row: sqlite3.Row) -> Manifest:
         try:
             data = {c: row[c] for c in _PLAIN}
+            data["seed"] = _seed_value(data["seed"])
             data.update({c: json.loads(row[c]) for c in _JSON})
             return Manifest.from_dict(data)
         except (ValueError, TypeError, RagstatError) as exc:

@@ -76,7 +76,10 @@ def _value(tp: object, value: object, path: str) -> object:
 
 def _scalar(tp: object, value: object, path: str) -> object:
     if tp is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer literal past the float range
+            raise InputError(f"{path}: number out of range ({str(value)[:20]}…)") from None
     if tp is int and isinstance(value, int) and not isinstance(value, bool):
         return value
     if tp in (str, bool) and type(value) is tp:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -13,6 +12,7 @@ import numpy as np
 from ragstat.errors import InputError
 from ragstat.inference.diagnostics import compute_diagnostics
 from ragstat.records import DocStats, aggregate_arrays
+from ragstat.records.textio import read_json_file
 from ragstat.report import checklist as cl
 from ragstat.report import parts
 from ragstat.report.build import _generator, unmatched_text
@@ -36,10 +36,7 @@ FIGURE_MAX = 4
 
 
 def _read_json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: cannot read it as JSON ({exc})") from None
+    data = read_json_file(path, "study summary")  # any failure (deep nesting too): InputError
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object")
     return data
@@ -50,11 +47,12 @@ def _created(folder: Path) -> str:
     manifest = folder / "manifest.json"
     if manifest.is_file():
         try:
-            started = json.loads(manifest.read_text(encoding="utf-8")).get("started_at")
-            if isinstance(started, str) and started:
-                return started
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            pass
+            data = read_json_file(manifest, "manifest")
+        except InputError:
+            data = None
+        started = data.get("started_at") if isinstance(data, dict) else None
+        if isinstance(started, str) and started:
+            return started
     mtime = (folder / "summary.json").stat().st_mtime
     return datetime.fromtimestamp(int(mtime), timezone.utc).isoformat()
 
@@ -219,7 +217,7 @@ def report_from_study(
     summary = _read_json(summary_path)
     try:
         return _build(folder, summary, title, created)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError(

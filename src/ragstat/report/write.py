@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ragstat.atomic import atomic_write_text
 from ragstat.errors import InputError
+from ragstat.records.textio import read_json_file
 from ragstat.report.model import Report
 
 __all__ = ["FILES", "load_report", "render_folder", "write_report"]
@@ -42,9 +43,9 @@ def load_report(path: Path) -> Report:
     if not path.is_file():
         raise InputError(f"{path}: no such report file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: unreadable or corrupt report JSON ({exc})") from None
+        data = read_json_file(path, "report")  # every failure (deep nesting too) is named
+    except InputError as exc:
+        raise InputError(f"unreadable or corrupt report JSON: {exc}") from None
     try:
         return Report.from_dict(data)
     except InputError as exc:
