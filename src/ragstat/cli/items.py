@@ -92,11 +92,13 @@ def emit(result: dict, as_json: bool, title: str) -> None:
     if as_json:
         typer.echo(json.dumps(result, ensure_ascii=False, default=_default))
         return
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    t = Table(title=title, title_justify="left")
+    from ragstat.cli.terminal import console as make_console
+    from ragstat.cli.terminal import literal
+
+    console = make_console()
+    t = Table(title=literal(title), title_justify="left")
     for col in ("score", "mean", "n", "not scored", "clusters", "95% CR2", "naive iid"):
         t.add_column(col, justify="left" if col == "score" else "right")
     for name, e in result["scores"].items():
@@ -111,7 +113,7 @@ def emit(result: dict, as_json: bool, title: str) -> None:
             )
 
         t.add_row(
-            name,
+            literal(name),
             "—" if e["mean"] is None else f"{e['mean']:.4f}",
             str(e["n"]),
             str(e["not_scored"]),
@@ -120,9 +122,9 @@ def emit(result: dict, as_json: bool, title: str) -> None:
             ci("wald_iid"),
         )
     console.print(t)
-    console.print(result["clustering"])
+    console.print(literal(result["clustering"]))
     for extra in result.get("notes", []):
-        console.print(f"note: {extra}")
+        console.print(literal(f"note: {extra}"))
 
 
 def _default(value):
