@@ -252,3 +252,124 @@ def test_study_killed_at_any_moment_keeps_a_whole_result(tmp_path, delay):
         names == ["bm25"] or "tfidf" in json.dumps(report)
     )
     assert all(".ragstat-incomplete-" in name for name in leftovers(out))
+
+
+# ------------------------------------------------------------- found in review (issue 21)
+
+
+def test_out_with_dotdot_is_resolved_before_the_checks(table, tmp_path, monkeypatch, capsys):
+    """`--out nonexist/..` named the working folder past the guards and copied it into itself."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["interval", str(table), "--out", "nonexist/.."]) == 2
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    assert main(["interval", str(table), "--out", "../sub"]) == 2
+    assert capsys.readouterr().err.count("working folder") == 2
+    assert leftovers(tmp_path / "sub") == [] and not list((tmp_path / "sub").iterdir())
+
+
+def test_out_as_a_symlink_publishes_into_its_target(table, tmp_path):
+    real, link = tmp_path / "real", tmp_path / "link"
+    assert main(["interval", str(table), "--out", str(real)]) == 0
+    link.symlink_to(real)
+    assert main(["interval", str(table), "--seed", "5", "--out", str(link)]) == 0
+    assert link.is_symlink() and link.resolve() == real
+    manifest = assert_complete(real)
+    assert manifest["config"]["seed"] == 5
+    assert leftovers(real) == [] and leftovers(link) == []
+
+
+def test_users_file_with_an_output_name_is_refused_not_overwritten(table, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["compare", str(table), str(table), "--out", str(out)]) == 0
+    (out / "result.json").unlink()
+    assert main(["compare", str(table), str(table), "--out", str(out)]) == 0
+    (out / "report.md").write_text("my own summary")  # not an output of the run recorded there
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["outputs"] = [p for p in manifest["outputs"] if not p.endswith("report.md")]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main(["interval", str(table), "--out", str(out), "--force"]) == 2
+    assert "report.md is not an output" in capsys.readouterr().err
+    assert (out / "report.md").read_text() == "my own summary"
+
+
+def test_legacy_study_files_are_not_carried_into_another_kind(table, tmp_path):
+    out = tmp_path / "old-study"
+    out.mkdir()
+    pd.read_csv(table).to_parquet(out / "records.parquet")
+    (out / "summary.json").write_text("{}")
+    (out / "index").mkdir()
+    (out / "index" / "manifest.json").write_text("{}")
+    (out / NOTE).write_text("mine")
+    assert main(["interval", str(table), "--out", str(out), "--force"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [NOTE, "manifest.json", "report.html", "report.json", "report.md", "result.json"]
+    )
+
+
+def test_kind_check_runs_after_a_crashed_publish_is_undone(table, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["interval", str(table), "--out", str(out)]) == 0
+    os.rename(out, tmp_path / ".out.ragstat-replaced-0badc0de")
+    assert main(["compare", str(table), str(table), "--out", str(out)]) == 2
+    assert "ragstat interval" in capsys.readouterr().err
+    assert_complete(out)
+
+
+def test_a_signal_while_the_command_line_is_parsed_is_named(monkeypatch, capsys):
+    """typer turns it into a bare exit code 130, without a word (and 130 for SIGTERM too)."""
+    import ragstat.cli as cli
+    from ragstat.signals import Terminated, received
+
+    def parsing(**kwargs):
+        received.append(Terminated())
+        return 130
+
+    monkeypatch.setattr(cli, "app", parsing)
+    assert main(["interval", "--help"]) == 143
+    assert capsys.readouterr().err == "ragstat: interrupted by SIGTERM\n"
+
+
+def test_batched_study_rebuilds_its_index_in_staging(tmp_path, monkeypatch):
+    """`study --workers 2` rebuilt OUT/index in place: a run stopped after the rebuild left the
+    previous result's index changed."""
+    import ragstat.study as study_pkg
+
+    corpus = write_corpus(tmp_path / "corpus.jsonl")
+    out = tmp_path / "out"
+    args = ["study", str(corpus), "--workers", "2", "--quiet", "--out", str(out)]
+    assert main([*args, "--retrievers", "bm25"]) == 0
+    assert (out / "index" / "bm25").is_dir()
+    before = snapshot(out)
+    inode = (out / "index" / "bm25" / "data.csc.index.npy").stat().st_ino
+
+    def stop(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(study_pkg, "write_study", stop)
+    assert main([*args, "--retrievers", "tfidf", "--chunk-words", "80"]) == 130
+    assert snapshot(out) == before and leftovers(out) == []
+    monkeypatch.undo()
+    assert main([*args, "--retrievers", "bm25"]) == 0  # the unchanged index is reused
+    assert (out / "index" / "bm25" / "data.csc.index.npy").stat().st_ino == inode
+
+
+def test_a_mount_point_inside_out_is_refused_and_left_alone(table, tmp_path, capsys):
+    """The clean-up of the previous result descended into a mounted folder and emptied it."""
+    out = tmp_path / "out"
+    assert main(["interval", str(table), "--out", str(out)]) == 0
+    data = out / "data"
+    data.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(data)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        (data / "precious.txt").write_text("keep")
+        assert main(["interval", str(table), "--out", str(out)]) == 2
+        assert "data inside it is a mount point" in capsys.readouterr().err
+        assert (data / "precious.txt").read_text() == "keep"
+        assert main(["interval", str(table), "--out", str(data)]) == 2
+        assert "is a mount point" in capsys.readouterr().err
+    finally:
+        subprocess.run(["umount", "-l", str(data)], capture_output=True)

@@ -38,10 +38,12 @@ __all__ = [
     "OutputFolder",
     "check_complete",
     "folder_kind",
+    "link_entries",
     "open_output",
     "recover",
     "rewritten",
     "staging_folders",
+    "target",
 ]
 
 _INCOMPLETE = ".ragstat-incomplete-"
@@ -49,6 +51,15 @@ _REPLACED = ".ragstat-replaced-"
 MANIFEST = "manifest.json"
 #: Verbs that write the same kind of folder.
 _KINDS = {"demo": "study"}
+#: What a study wrote before runs had manifests (their own outputs, never carried over).
+_LEGACY_STUDY = {"summary.json", "records.parquet", "candidates.parquet", "documents.parquet"}
+#: Names a ragstat run may write: a file of the user's by one of these names is refused.
+_RESERVED = {MANIFEST, "result.json", "report.json", "report.md", "report.html", *_LEGACY_STUDY}
+
+
+def target(out: str | Path) -> Path:
+    """``--out`` as the folder it names: absolute, ``..`` and symlinks resolved."""
+    return Path(os.path.realpath(os.path.abspath(out)))
 
 
 def _kind(command: str) -> str:
@@ -82,7 +93,9 @@ def folder_kind(folder: Path) -> str | None:
 
 def _own_outputs(folder: Path, final: Path) -> set[str]:
     """Top-level names the run in ``folder`` wrote (its manifest lists them under ``final``)."""
-    manifest = _read_manifest(folder) or {}
+    manifest = _read_manifest(folder)
+    if manifest is None:
+        return {MANIFEST, *_RESERVED} if folder_kind(folder) == "study" else {MANIFEST}
     names = {MANIFEST}
     for path in manifest.get("outputs") or []:
         if isinstance(path, str) and path:
@@ -95,7 +108,7 @@ def _own_outputs(folder: Path, final: Path) -> set[str]:
 
 def staging_folders(out: Path) -> list[Path]:
     """Incomplete staging folders of ``out`` left beside it."""
-    out = Path(out).absolute()
+    out = target(out)
     prefix = f".{out.name}{_INCOMPLETE}"
     if not out.parent.is_dir():
         return []
@@ -127,7 +140,7 @@ def recover(out: Path) -> None:
         return
     for old in sorted(out.parent.glob(f".{_glob(out.name)}{_REPLACED}*")):
         if out.exists():  # published; only the removal of the previous result was cut short
-            shutil.rmtree(old, ignore_errors=True)
+            _remove(old)
         else:  # the previous result was renamed aside and the new one never arrived
             os.rename(old, out)
     for stale in staging_folders(out):
@@ -135,9 +148,9 @@ def recover(out: Path) -> None:
         if pid is not None and pid != os.getpid() and _pid_alive(pid):
             raise InputError(
                 f"--out {out}: another ragstat run (process {pid}) is writing this folder; "
-                "wait for it or choose another --out"
+                f"wait for it, choose another --out, or delete {stale.name} if that run is gone"
             )
-        shutil.rmtree(stale, ignore_errors=True)
+        _remove(stale)
 
 
 def _glob(name: str) -> str:
@@ -147,13 +160,14 @@ def _glob(name: str) -> str:
 def _check_target(out: Path, kind: str, force: bool) -> None:
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
-    cwd = Path.cwd().absolute()
+    cwd = target(Path.cwd())
     if out == cwd or out in cwd.parents:
         raise InputError(f"--out {out}: is the working folder or above it; name a sub-folder")
     if not out.is_dir():
         return
     try:
         found = folder_kind(out)
+        _check_entries(out)
     except OSError as exc:
         raise InputError(f"--out {out}: cannot read the folder ({exc.strerror})") from None
     if found is None:
@@ -168,12 +182,38 @@ def _check_target(out: Path, kind: str, force: bool) -> None:
         )
 
 
+def _check_entries(out: Path) -> None:
+    """Refuse what a swap would harm: a mount point, or a file of the user's with the name of
+    an output."""
+    if os.path.ismount(out):
+        raise InputError(f"--out {out}: is a mount point; name a folder inside it")
+    own = _own_outputs(out, out)
+    for entry in out.iterdir():
+        if os.path.ismount(entry):
+            raise InputError(f"--out {out}: {entry.name} inside it is a mount point; unmount it")
+        if entry.name in _RESERVED and entry.name not in own:
+            raise InputError(
+                f"--out {out}: {entry.name} is not an output of the run recorded there and "
+                "would be replaced; move it away first"
+            )
+
+
+def _remove(path: Path) -> None:
+    """Remove a previous result or a staging folder; one with a mount point inside is left
+    alone (never delete across a mount)."""
+    for root, dirs, _files in os.walk(path):
+        if any(os.path.ismount(os.path.join(root, d)) for d in dirs):
+            return
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @dataclass
 class OutputFolder:
     """A run's output folder: files go to ``staging``; :meth:`publish` makes them ``final``."""
 
     final: Path
     staging: Path
+    kind: str = ""
     published: bool = False
 
     def publish(self) -> None:
@@ -183,7 +223,7 @@ class OutputFolder:
             if not self.final.exists() or _is_empty_dir(self.final):
                 os.replace(self.staging, self.final)
             else:
-                _carry_over(self.final, self.staging)
+                _carry_over(self.final, self.staging, self.kind)
                 if _exchange(self.staging, self.final):
                     old = self.staging
                 else:
@@ -192,11 +232,11 @@ class OutputFolder:
                     os.rename(self.staging, self.final)
             self.published = True
         if old is not None:  # a kill here leaves it for the next run to remove
-            shutil.rmtree(old, ignore_errors=True)
+            _remove(old)
 
     def discard(self) -> None:
         """Remove the staging folder (a failed or interrupted run)."""
-        shutil.rmtree(self.staging, ignore_errors=True)
+        _remove(self.staging)
 
     def final_path(self, path: str | Path) -> str:
         """Where a file written into the staging folder lives once published."""
@@ -209,18 +249,18 @@ class OutputFolder:
 def open_output(out: str | Path, command: str, *, force: bool = False) -> OutputFolder:
     """Check ``--out`` (a folder of another kind is refused unless ``force``), clean up
     after earlier interrupted runs, and create the staging folder."""
-    out = Path(out).absolute()
-    _check_target(out, _kind(command), force)
+    out = target(out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"--out {out}: cannot create the folder ({exc.strerror})") from None
     if not os.access(out.parent, os.W_OK | os.X_OK):
         raise InputError(f"--out {out}: the folder above it is not writable")
+    recover(out)  # first: a previous result renamed aside by a crash is put back
+    _check_target(out, _kind(command), force)
     if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
         raise InputError(f"--out {out}: the folder is not writable")
-    recover(out)
-    return OutputFolder(final=out, staging=_new_staging(out))
+    return OutputFolder(final=out, staging=_new_staging(out), kind=_kind(command))
 
 
 def _new_staging(out: Path) -> Path:
@@ -236,14 +276,14 @@ def _new_staging(out: Path) -> Path:
 def rewritten(folder: str | Path) -> Iterator[Path]:
     """Change files of a complete run folder as one transaction: yields a staging copy
     (hard links: files must be replaced, never written in place), swapped in at the end."""
-    folder = Path(folder).absolute()
+    folder = target(folder)
     check_complete(folder)
-    cwd = Path.cwd().absolute()
-    if not folder.is_dir() or folder == cwd or folder in cwd.parents:
-        yield folder  # nothing to stage (the caller reports a missing folder) or the cwd
+    cwd = target(Path.cwd())
+    if not folder.is_dir() or folder == cwd or folder in cwd.parents or os.path.ismount(folder):
+        yield folder  # nothing to stage (the caller reports a missing folder), cwd, a mount
         return
     recover(folder)
-    out = OutputFolder(final=folder, staging=_new_staging(folder))
+    out = OutputFolder(final=folder, staging=_new_staging(folder), kind=folder_kind(folder) or "")
     try:
         shutil.copytree(
             folder, out.staging, symlinks=True, copy_function=_link_or_copy, dirs_exist_ok=True
@@ -277,21 +317,36 @@ def _is_empty_dir(path: Path) -> bool:
     return path.is_dir() and not any(path.iterdir())
 
 
-def _carry_over(old: Path, new: Path) -> None:
+def _carry_over(old: Path, new: Path, kind: str) -> None:
     """Link the entries of the previous folder that were not its run's outputs (a study's
     index cache, a user's notes) into the staged one. Hard links, so the previous folder
     stays whole until the swap; a copy where the file system has no links."""
     own = _own_outputs(old, old)
+    if kind != "study":
+        own.add("index")  # a study's index cache means nothing to another kind of run
     for entry in list(old.iterdir()):
-        target = new / entry.name
-        if entry.name in own or target.exists() or target.is_symlink():
+        dest = new / entry.name
+        if entry.name in own or dest.exists() or dest.is_symlink():
             continue
         if entry.is_symlink():
-            os.symlink(os.readlink(entry), target)
+            os.symlink(os.readlink(entry), dest)
         elif entry.is_dir():
-            shutil.copytree(entry, target, symlinks=True, copy_function=_link_or_copy)
+            shutil.copytree(entry, dest, symlinks=True, copy_function=_link_or_copy)
         else:
-            _link_or_copy(entry, target)
+            _link_or_copy(entry, dest)
+
+
+def link_entries(src: Path, dst: Path, names: list[str]) -> None:
+    """Hard-link the entries ``names`` of ``src`` (files or folders) into ``dst``."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        entry = src / name
+        if entry.is_symlink() or not entry.exists():
+            continue
+        if entry.is_dir():
+            shutil.copytree(entry, dst / name, copy_function=_link_or_copy, dirs_exist_ok=True)
+        else:
+            _link_or_copy(entry, dst / name)
 
 
 def _link_or_copy(src: str | Path, dst: str | Path) -> None:

@@ -11,7 +11,7 @@ import contextlib
 import signal
 from types import FrameType
 
-__all__ = ["Terminated", "exit_code", "install", "signal_name"]
+__all__ = ["Terminated", "exit_code", "install", "received", "restore_defaults", "signal_name"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -20,14 +20,35 @@ class Terminated(KeyboardInterrupt):
     signal_name = "SIGTERM"
 
 
+#: The last signal this process received (typer turns one that arrives while it parses the
+#: command line into a bare exit code 130; this says which it was).
+received: list[KeyboardInterrupt] = []
+
+
 def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise Terminated()
+    received.append(Terminated())
+    raise received[-1]
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    received.append(KeyboardInterrupt())
+    raise received[-1]
 
 
 def install() -> None:
-    """Raise :class:`Terminated` on SIGTERM (main thread only; elsewhere a no-op)."""
+    """Raise :class:`Terminated` on SIGTERM and :class:`KeyboardInterrupt` on SIGINT, noting
+    which arrived (main thread only; elsewhere a no-op)."""
+    received.clear()
     with contextlib.suppress(ValueError, OSError):  # not the main thread
         signal.signal(signal.SIGTERM, _terminate)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _interrupt)
+
+
+def restore_defaults() -> None:
+    """For a forked worker: SIGTERM ends it quietly, Ctrl-C is left to the parent."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def signal_name(exc: BaseException) -> str:

@@ -26,7 +26,7 @@ from ragstat.cli import (
 from ragstat.cli.runs import runs_app
 from ragstat.cli.terminal import error_line, route_warnings, safe
 from ragstat.errors import RagstatError
-from ragstat.signals import exit_code, signal_name
+from ragstat.signals import exit_code, received, signal_name
 from ragstat.signals import install as install_signals
 
 __all__ = ["app", "main"]
@@ -78,7 +78,8 @@ app.add_typer(runs_app, name="runs")
 
 
 def _interrupted(exc: BaseException) -> int:
-    print(f"ragstat: interrupted by {signal_name(exc)}", file=sys.stderr)
+    after = " (after its result was published)" if getattr(exc, "published", False) else ""
+    print(f"ragstat: interrupted by {signal_name(exc)}{after}", file=sys.stderr)
     return exit_code(exc)
 
 
@@ -110,6 +111,8 @@ def _run(argv: list[str] | None) -> int:
         return 2
     except Exception as exc:  # usage errors (click, as bundled by typer) and genuine bugs
         return _other(exc)
+    if code == 130 and received:  # a signal while typer parsed the command line
+        return _interrupted(received[-1])
     return code if isinstance(code, int) else 0
 
 

@@ -129,6 +129,7 @@ def recorded(
     except BaseException as exc:
         if folder is not None and folder.published:  # a signal right after the publish
             _record(manifest)
+            exc.published = True  # type: ignore[attr-defined]
             raise
         if folder is not None:
             folder.discard()

@@ -17,8 +17,8 @@ from ragstat.cli.runlog import absolute, headline, recorded
 from ragstat.cli.terminal import literal, markup, safe
 from ragstat.corpus.loaders import load_corpus
 from ragstat.engine import get_executor
-from ragstat.errors import InputError
-from ragstat.outfolder import staging_folders
+from ragstat.errors import InputError, RagstatError
+from ragstat.outfolder import link_entries, staging_folders
 
 Retrievers = Annotated[str, typer.Option(help="Comma-separated: bm25, tfidf, dense, rrf")]
 ChunkWords = Annotated[int, typer.Option(help="Words per chunk")]
@@ -99,7 +99,7 @@ def _run(
         _say_skipped(corpus.skipped, quiet or as_json)
         log.corpus_fingerprint = corpus.fingerprint
         with _progress(show) as say, scale.executor() as executor:
-            index_dir = scale.index_dir or (out / "index" if scale.batched else None)
+            index_dir = scale.index_dir or (_staged_index(out, log.out) if scale.batched else None)
             study = run_study(
                 corpus,
                 config,
@@ -123,6 +123,24 @@ def _run(
     from ragstat.cli.render_study import print_study
 
     print_study(summary, out)
+
+
+def _staged_index(out: Path, staging: Path | None) -> Path:
+    """The default index folder: inside the staging folder, with the previous run's index
+    hard-linked in (reused at no cost; a rebuild never touches the published folder)."""
+    from ragstat.study.index import read_manifest
+
+    if staging is None:
+        return out / "index"
+    old, new = out / "index", staging / "index"
+    try:
+        manifest = read_manifest(old) if old.is_dir() else None
+    except (RagstatError, OSError):
+        manifest = None
+    if manifest is not None:  # only what the index lists: files a rebuild writes are new
+        names = ["manifest.json", "chunk_doc.npy", *map(str, manifest.get("retrievers", []))]
+        link_entries(old, new, names)
+    return new
 
 
 def _say_skipped(skipped: tuple[str, ...], quiet: bool) -> None:

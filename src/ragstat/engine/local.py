@@ -102,8 +102,10 @@ class ProcessExecutor(_NoopClose):
 
 
 def _leave_signals_to_parent() -> None:
-    """Workers ignore Ctrl-C (sent to the whole process group): the parent stops them."""
+    """Workers ignore Ctrl-C (sent to the whole process group) and end quietly on SIGTERM:
+    the parent stops them."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def get_executor(
