@@ -192,3 +192,26 @@ def test_design_runs_use_the_same_blocks(monkeypatch):
     ref = simulate_coverage(c, [10], reps=250, design="stratified", seed=2).to_dict()
     monkeypatch.setattr(cov, "WINDOW_BYTES", 1)
     assert simulate_coverage(c, [10], reps=250, design="stratified", seed=2).to_dict() == ref
+
+
+def test_compare_permutation_reps_above_the_cap_fail_at_once(tmp_path, capsys):
+    """`compare --permutation-reps 10^9` ran for hours (bounded memory, unbounded time)."""
+    import time
+
+    import numpy as np
+    import pandas as pd
+
+    from ragstat.cli import main
+
+    rng = np.random.default_rng(0)
+    doc = np.repeat(np.arange(60), 3)
+    for name in ("a", "b"):
+        frame = pd.DataFrame({"query_id": np.arange(180), "doc_id": doc})
+        frame["hit"] = rng.integers(0, 2, 180)
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    t0 = time.perf_counter()
+    args = ["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv")]
+    assert main([*args, "--permutation-reps", "1000000000"]) == 2
+    assert time.perf_counter() - t0 < 30
+    err = capsys.readouterr().err
+    assert "above the cap of 10,000,000" in err and err.count("\n") == 1

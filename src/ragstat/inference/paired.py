@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ragstat.errors import InputError
 from ragstat.inference.design_analysis import analyze_design
 from ragstat.inference.estimators import ESTIMANDS
 from ragstat.inference.results import METHODS, IntervalReport
@@ -126,6 +127,21 @@ class ComparisonReport:
         return out
 
 
+#: Monte-Carlo sign flips: at 10⁷ the SE of a p-value near 0.05 is 0.00007; more only costs time.
+MAX_PERMUTATION_REPS = 10_000_000
+
+
+def _check_permutation_reps(reps: int) -> None:
+    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 1:
+        raise InputError(f"permutation replicates must be a positive whole number, got {reps!r}")
+    if reps > MAX_PERMUTATION_REPS:
+        raise InputError(
+            f"--permutation-reps {reps:,} is above the cap of {MAX_PERMUTATION_REPS:,}: the "
+            "Monte-Carlo SE of a p-value near 0.05 is already 0.00007 there; use fewer "
+            "(9,999 gives ±0.002)"
+        )
+
+
 def compare(
     diff: DocStats,
     *,
@@ -142,6 +158,7 @@ def compare(
     ``options`` go to `analyze` (level, methods, population, bootstrap_reps,
     query_scores) or, for non-SRS designs, to `analyze_design`.
     """
+    _check_permutation_reps(permutation_reps)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     diff = replace(diff, binary=False)  # differences are never 0/1 hits
