@@ -300,7 +300,7 @@ TABLES = (".parquet", ".csv", ".tsv", ".jsonl")
 GOOD_TABLE = to_parquet(QUERIES)
 
 
-@settings(FUZZ, max_examples=35)
+@settings(FUZZ, max_examples=25)
 @given(data=st.data(), spec=table_file(QUERIES, TABLES))
 def test_fuzz_interval_and_compare(run, data, spec):
     _fresh(run)
@@ -331,7 +331,7 @@ def test_fuzz_simulate_and_plan(run, spec):
 IR_FORMATS = (".trec", ".jsonl", ".csv", ".parquet")
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=50)
 @given(data=st.data(), qrels=table_file(QRELS, IR_FORMATS), run_file=table_file(RUN, IR_FORMATS))
 def test_fuzz_evaluate(run, data, qrels, run_file):
     _fresh(run)
@@ -380,6 +380,23 @@ def test_fuzz_item_verbs(run, data, items, spans, tax):
     trace = run.file(*spans)
     by = data.draw(st.sampled_from([(), ("--cluster-by", "stage")]))
     run("latency", "latency", trace, *by, "--json")
+
+
+# -- corpora: study ------------------------------------------------------------------------
+
+CORPUS = [
+    {"doc_id": f"d{i}", "text": " ".join(f"w{(i * j) % 17} v{j % 5}" for j in range(60)), "law": i}
+    for i in range(5)
+]
+
+
+@settings(FUZZ, max_examples=15)
+@given(corpus=jsonl_file(CORPUS))
+def test_fuzz_study(run, corpus):
+    _fresh(run)
+    path = run.file(*corpus)
+    run("study", "study", path, "--quiet", "--chunk-words", "30", "--retrievers", "bm25",
+        "--strata", "law", out=run.out())  # fmt: skip
 
 
 # -- run folders: report, simulate --from-study --------------------------------------------
