@@ -199,10 +199,10 @@ def test_degenerate_scores_render_with_reasons(value):
         analyze(stats, seed=0, bootstrap_reps=49), stats, source="flat", created=CREATED
     )
     specs = {s.key: s for s in figure_specs(rep)}
-    assert not specs["T5"].available and "unavailable" in specs["T5"].note
+    assert specs["T5"].available  # Korn–Graubard's explicit interval at 0 and at 1
     assert not specs["T6"].available and "undefined" in specs["T6"].note
     html = render_html(rep)
-    assert html.count("<svg") == 2  # T1 and T2 still drawn
+    assert html.count("<svg") == 3  # T1, T2 and the widths (T5)
     assert "not available — " in _md(rep)
 
 

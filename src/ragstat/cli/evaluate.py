@@ -15,6 +15,7 @@ from ragstat.cli.runlog import absolute, recorded, write_json
 from ragstat.errors import InputError
 from ragstat.inference import analyze
 from ragstat.inference.paired import compare
+from ragstat.inference.verdict import cluster_noun, verdicts
 from ragstat.records import aggregate_arrays
 
 METHODS_DEFAULT = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
@@ -163,6 +164,11 @@ def evaluate(
         )
         result = _result(table, labels, names, dict(clusters.clusters), level, seed, bootstrap_reps)
         result = {"clustering": clusters.to_dict(), "level": level, **result}
+        if "paired" in result:
+            noun, (a, b) = cluster_noun(clusters.by), labels
+            for metric, p in result["paired"]["metrics"].items():
+                found = verdicts(p, a, b, score=metric, clusters=noun)
+                p["verdicts"] = [v.to_dict() for v in found]
         result = json.loads(json.dumps(result, ensure_ascii=False, default=_default))
         log.results = _headline(result)
         if log.out is not None:

@@ -8,7 +8,8 @@ from rich.table import Table
 from ragstat.cli.terminal import console as default_console
 from ragstat.cli.terminal import literal, markup
 from ragstat.inference.paired import ComparisonReport
-from ragstat.inference.results import IntervalReport
+from ragstat.inference.results import EstimandResult, IntervalReport
+from ragstat.inference.verdict import QUESTIONS, Verdict, format_amount, unit_scale_for, verdicts
 
 _DESCRIBE = {
     "micro": "micro — rate of a random query (Σs / Σn)",
@@ -21,7 +22,26 @@ def _num(value: float | None, digits: int = 4) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def print_report(report: IntervalReport, source: str, console: Console | None = None) -> None:
+def _title(est: EstimandResult, names: tuple[str, str] | None, unit_scale: float) -> str:
+    """The table's title: a rate for one system, a difference A − B for a comparison."""
+    if names is None:
+        return f"{_DESCRIBE[est.estimand]}: {est.estimate:.4f}"
+    amount = format_amount(est.estimate, unit_scale, signed=True)
+    unit = " points" if unit_scale == 100.0 else ""
+    question = QUESTIONS.get(est.estimand, est.estimand)
+    a, b = (markup(n) for n in names)
+    return f"{est.estimand} — difference {a} − {b} for {question}: {amount}{unit}"
+
+
+def print_report(
+    report: IntervalReport,
+    source: str,
+    console: Console | None = None,
+    *,
+    names: tuple[str, str] | None = None,
+    unit_scale: float = 1.0,
+) -> None:
+    """The report's tables; ``names`` (A, B) mark it as the difference A − B of a comparison."""
     console = console or default_console()
     console.print(
         f"[bold]{markup(source)}[/]  score [bold]{markup(report.score)}[/]  "
@@ -30,7 +50,7 @@ def print_report(report: IntervalReport, source: str, console: Console | None = 
         emoji=False,
     )
     for est in report.estimands.values():
-        table = Table(title=f"{_DESCRIBE[est.estimand]}: {est.estimate:.4f}", title_justify="left")
+        table = Table(title=_title(est, names, unit_scale), title_justify="left")
         for col in ("method", "lower", "upper", "width", "se", "df", "note"):
             table.add_column(col, justify="left" if col in ("method", "note") else "right")
         for iv in est.intervals:
@@ -62,9 +82,18 @@ def print_report(report: IntervalReport, source: str, console: Console | None = 
         console.print(f"[yellow]warning:[/] {markup(w)}", emoji=False)
 
 
+def print_verdicts(found: tuple[Verdict, ...], console: Console) -> None:
+    """One plain sentence per estimand, in bold, never wrapped mid-sentence."""
+    for v in found:
+        console.print(literal(v.sentence, "bold"), soft_wrap=True, emoji=False)
+
+
 def print_comparison(result: ComparisonReport, source: str, console: Console | None = None) -> None:
     console = console or default_console()
     p, pairing = result.paired, result.pairing
+    names = ("A", "B") if pairing is None else (str(pairing.systems[0]), str(pairing.systems[1]))
+    scale = unit_scale_for(result.report.score)
+    print_verdicts(verdicts(result, *names, score=result.report.score, unit_scale=scale), console)
     if pairing is not None:
         a, b = (markup(s) for s in pairing.systems)
         console.print(
@@ -76,7 +105,7 @@ def print_comparison(result: ComparisonReport, source: str, console: Console | N
             ),
             emoji=False,
         )
-    print_report(result.report, source=source, console=console)
+    print_report(result.report, source=source, console=console, names=names, unit_scale=scale)
     pvals = ", ".join(f"{k} {v:.4g}" for k, v in p.permutation_p.items())
     how = "exact" if p.permutation_method == "exact" else f"Monte Carlo, {p.permutation_reps} flips"
     console.print(

@@ -7,6 +7,13 @@ from rich.table import Table
 
 from ragstat.cli.terminal import console as default_console
 from ragstat.cli.terminal import literal, markup
+from ragstat.inference.verdict import (
+    Verdict,
+    cluster_noun,
+    format_amount,
+    unit_scale_for,
+    verdicts,
+)
 
 
 def _ci(intervals: list[dict], method: str) -> str:
@@ -41,8 +48,45 @@ def _run_table(name: str, res: dict, console: Console, head: str) -> None:
     console.print(t, emoji=False)
 
 
+def _verdicts(out: dict) -> dict[str, tuple[Verdict, ...]]:
+    """Each paired metric's verdicts (A − B), K named as the clustering counts it."""
+    paired = out["paired"]
+    a, b = (str(s) for s in paired["systems"])
+    noun = cluster_noun(out.get("clustering", {}).get("by"))
+    return {
+        metric: verdicts(p, a, b, score=metric, unit_scale=unit_scale_for(metric), clusters=noun)
+        for metric, p in paired["metrics"].items()
+    }
+
+
+def _paired_lines(paired: dict, found: dict[str, tuple[Verdict, ...]], console: Console) -> None:
+    """Each metric's difference A − B per estimand, labelled a difference, with the interval
+    the verdict used (the recommended method's) and the sign-flip p."""
+    a, b = (markup(s) for s in paired["systems"])
+    for note in paired.get("notes", []):
+        console.print(f"[yellow]note:[/] {markup(note)}", emoji=False)
+    for metric, p in paired["metrics"].items():
+        scale = unit_scale_for(metric)
+        unit = " points" if scale == 100.0 else ""
+        for v in found[metric]:
+            shown = "—" if v.difference is None else format_amount(v.difference, scale, True)
+            span = "no interval"
+            if v.lower is not None and v.upper is not None:
+                lo, hi = (format_amount(x, scale, True) for x in (v.lower, v.upper))
+                span = f"{v.level * 100:g} % interval {lo} to {hi}, {v.method}"
+            console.print(
+                f"{markup(metric)} {v.estimand} — difference {a} − {b} for {v.question}: "
+                f"{shown}{unit} ({span}), "
+                f"sign-flip p {p['paired']['permutation_p'][v.estimand]:.3g}",
+                emoji=False,
+            )
+
+
 def print_evaluation(out: dict, console: Console | None = None) -> None:
     console = console or default_console()
+    found = _verdicts(out) if "paired" in out else {}
+    for v in (v for group in found.values() for v in group):
+        console.print(literal(v.sentence, "bold"), soft_wrap=True, emoji=False)
     console.print(literal(out["clustering"]["note"]))
     runs = out.get("runs") or {out["run"]: out}
     unit = "queries as clusters" if out["clustering"]["by"] == "query" else "clustered"
@@ -52,14 +96,4 @@ def print_evaluation(out: dict, console: Console | None = None) -> None:
         for w in res.get("warnings", []):
             console.print(f"[yellow]warning:[/] {markup(w)}", emoji=False)
     if "paired" in out:
-        a, b = (markup(s) for s in out["paired"]["systems"])
-        for note in out["paired"].get("notes", []):
-            console.print(f"[yellow]note:[/] {markup(note)}", emoji=False)
-        for metric, p in out["paired"]["metrics"].items():
-            mi = p["estimands"]["micro"]
-            console.print(
-                f"{a} − {b} {markup(metric)}: {mi['estimate']:+.4f} "
-                f"{markup(_ci(mi['intervals'], 'cr2_bm'))}, "
-                f"sign-flip p {p['paired']['permutation_p']['micro']:.3g}",
-                emoji=False,
-            )
+        _paired_lines(out["paired"], found, console)

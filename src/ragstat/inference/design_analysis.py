@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ragstat.errors import DesignError
-from ragstat.inference.analyze import analyze
+from ragstat.inference.analyze import analyze, clustering_warnings
 from ragstat.inference.designs import (
     DESIGNS,
     stratified_macro,
@@ -80,6 +80,7 @@ def analyze_design(
     ]
     if design == "two-stage":
         warnings.append("two-stage estimand: the mean over types of their mean document rate")
+    warnings += clustering_warnings(stats)
     warnings += [
         f"{r.estimand} {iv.method}: unavailable — {iv.reason}"
         for r in results.values()

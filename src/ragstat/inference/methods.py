@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 from scipy import stats as sps
 
+from ragstat.inference import bounded
 from ragstat.inference.estimators import macro_mean, micro_mean
 from ragstat.inference.results import Interval
 from ragstat.inference.variance import (
@@ -29,6 +29,7 @@ __all__ = ["QUERY_RESAMPLE_BUDGET", "Sample", "census_interval"]
 #: Largest reps × N for resampling non-binary per-query scores (naive method only).
 QUERY_RESAMPLE_BUDGET = 500_000_000
 _CENSUS = "census: every population document was observed (K = M), no sampling error"
+_NOT_UNIT = "scores are not known to lie in [0, 1], which a proportion interval needs"
 _ZERO_SE = "zero standard error: every document has the same rate, so this sample carries no between-document variation"
 
 
@@ -80,6 +81,11 @@ def census_interval(method: str, estimand: str, theta: float, x: Sample, ref: st
     )
 
 
+def _in_range(x: Sample, iv: Interval) -> Interval:
+    """Flag (never clip) an unbounded interval that leaves [0, 1] for scores known in it."""
+    return iv.flag_range(0.0, 1.0) if x.scores_in_unit else iv
+
+
 def _t_interval(method, estimand, theta, se, df, x: Sample, *, fpc=True) -> Interval:
     if fpc and x.census():
         return census_interval(method, estimand, theta, x, "t")
@@ -92,17 +98,20 @@ def _t_interval(method, estimand, theta, se, df, x: Sample, *, fpc=True) -> Inte
     f = x.fpc if fpc else 1.0
     se = se * np.sqrt(f)
     half = sps.t.ppf(1 - x.alpha / 2, df) * se
-    return Interval(
-        method,
-        estimand,
-        theta,
-        theta - half,
-        theta + half,
-        x.level,
-        "t",
-        se=se,
-        df=float(df),
-        fpc=f if fpc and f < 1 else None,
+    return _in_range(
+        x,
+        Interval(
+            method,
+            estimand,
+            theta,
+            theta - half,
+            theta + half,
+            x.level,
+            "t",
+            se=se,
+            df=float(df),
+            fpc=f if fpc and f < 1 else None,
+        ),
     )
 
 
@@ -110,16 +119,19 @@ def _normal(method, estimand, theta, se, x: Sample, naive: bool) -> Interval:
     if se <= x.tol():
         return Interval.unavailable(method, estimand, theta, x.level, "normal", _ZERO_SE)
     half = sps.norm.ppf(1 - x.alpha / 2) * se
-    return Interval(
-        method,
-        estimand,
-        theta,
-        theta - half,
-        theta + half,
-        x.level,
-        "normal",
-        se=float(se),
-        naive=naive,
+    return _in_range(
+        x,
+        Interval(
+            method,
+            estimand,
+            theta,
+            theta - half,
+            theta + half,
+            x.level,
+            "normal",
+            se=float(se),
+            naive=naive,
+        ),
     )
 
 
@@ -186,46 +198,118 @@ def wald_effective_n(x: Sample, estimand: str = "micro") -> Interval:
     return _normal("wald_effective_n", estimand, theta, se, x, naive=False)
 
 
-def logit(x: Sample, estimand: str) -> Interval:
-    """Delta method on the logit scale around the recommended SE (micro CR2-BM, macro t)."""
+def _unit_interval_prelude(method: str, estimand: str, x: Sample, ref: str) -> Interval | None:
+    """The cases shared by the bounded intervals: scores outside [0, 1] and a census."""
     theta = x.estimate(estimand)
-    base = cr2_bm(x, estimand) if estimand == "micro" else t_rates(x, estimand)
     if not x.scores_in_unit:
-        return Interval.unavailable(
-            "logit",
-            estimand,
-            theta,
-            x.level,
-            "t",
-            "scores are not known to lie in [0, 1]: the logit scale is undefined",
-        )
-    if theta <= 0 or theta >= 1:
-        return Interval.unavailable(
-            "logit",
-            estimand,
-            theta,
-            x.level,
-            "t",
-            f"estimate is exactly {theta:g}: logit undefined at 0 and 1 "
-            "(see the shares of documents at rate 0 and 1)",
-        )
+        return Interval.unavailable(method, estimand, theta, x.level, ref, _NOT_UNIT)
     if x.census():
-        return census_interval("logit", estimand, theta, x, "t")
-    if not base.available:
-        return Interval.unavailable("logit", estimand, theta, x.level, "t", base.reason or "")
+        return census_interval(method, estimand, theta, x, ref)
+    return None
+
+
+def _at_bound_reason(theta: float) -> str:
+    return (
+        f"estimate is exactly {theta:g}: logit undefined at 0 and 1 "
+        "(korn_graubard gives its explicit interval; see the shares of documents at rate 0 and 1)"
+    )
+
+
+def _design_se(x: Sample, estimand: str) -> tuple[float, float, float]:
+    """(se, ν, n) as survey's svymean on the design, FPC included.
+
+    micro: ``svydesign(ids = ~doc_id)`` ultimate-cluster linearisation = CR1 with
+    K/(K − 1); macro: ``svydesign(ids = ~1)`` on the rates = sd(r_d)/√K. ν = K − 1
+    and n = nrow(design): N queries (micro) or K documents (macro).
+    """
+    if estimand == "micro":
+        se, n = se_cr1(_residuals(x), x.N), x.N
+    else:
+        se, n = se_t_rates(x.s / x.n), float(x.K)
+    return se * float(np.sqrt(x.fpc)), float(x.K - 1), n
+
+
+def _bounded(method: str, estimand: str, x: Sample) -> Interval | tuple[float, float, float]:
+    """Prelude of `logit` and `korn_graubard`: an early Interval, or (se, ν, n)."""
+    ref = "t" if method == "logit" else "beta"
+    early = _unit_interval_prelude(method, estimand, x, ref)
+    if early is not None:
+        return early
+    theta = x.estimate(estimand)
+    se, df, n = _design_se(x, estimand)
+    if 0 < theta < 1 and se <= x.tol():
+        return Interval.unavailable(method, estimand, theta, x.level, ref, _ZERO_SE)
+    return se, df, n
+
+
+def logit(x: Sample, estimand: str) -> Interval:
+    """R survey's ``svyciprop(~y, design, method = "logit", df = degf(design))``.
+
+    expit(logit θ̂ ± t_{1−α/2}(K − 1) · se/(θ̂(1 − θ̂))) with se the design SE of
+    `_design_se` (micro CR1 with documents as clusters, macro sd(r_d)/√K, FPC
+    included); formula and source in `bounded`. ``se`` is reported on the mean's
+    scale. At θ̂ = 0 or 1 the logit is undefined: unavailable with that reason
+    (`korn_graubard` has an explicit rule there). Unavailable too when the scores
+    are not known to lie in [0, 1].
+    """
+    theta = x.estimate(estimand)
+    if x.scores_in_unit and (theta <= 0 or theta >= 1):  # before the census check
+        return Interval.unavailable("logit", estimand, theta, x.level, "t", _at_bound_reason(theta))
+    got = _bounded("logit", estimand, x)
+    if isinstance(got, Interval):
+        return got
+    se, df, _ = got
+    lo, hi = bounded.logit_bounds(theta, se, df, x.level)
+    f = x.fpc if x.fpc < 1 else None
+    return Interval("logit", estimand, theta, lo, hi, x.level, "t", se=se, df=df, fpc=f)
+
+
+def korn_graubard(x: Sample, estimand: str) -> Interval:
+    """R survey's ``svyciprop(~y, design, method = "beta")`` (Korn & Graubard 1998).
+
+    Clopper–Pearson on n_eff = θ̂(1 − θ̂)/se² · (t_{α/2}(n − 1)/t_{α/2}(K − 1))²,
+    se and n as in `_design_se`; formula and source in `bounded`. At θ̂ = 0 or 1
+    (where survey gives NaN) ragstat takes the design effect as 1: n_eff = n times
+    the same df factor (n = N queries for micro, K documents for macro), so
+    θ̂ = 0 gives [0, 1 − (α/2)^(1/n_eff)] — see `bounded.clopper_pearson_at_bound`;
+    the interval says so in ``reason``.
+    """
+    got = _bounded("korn_graubard", estimand, x)
+    if isinstance(got, Interval):
+        return got
+    se, df, n = got
+    theta = x.estimate(estimand)
+    f = x.fpc if x.fpc < 1 else None
+    if theta <= 0 or theta >= 1:
+        lo, hi = bounded.clopper_pearson_at_bound(theta, n, df, x.level)
+        why = f"estimate is exactly {theta:g}: Clopper–Pearson with design effect 1 (n_eff = {n:g})"
+        return Interval(
+            "korn_graubard", estimand, theta, lo, hi, x.level, "beta", se=0.0, df=df, reason=why
+        )
+    lo, hi = bounded.korn_graubard_bounds(theta, se, n, df, x.level)
+    return Interval("korn_graubard", estimand, theta, lo, hi, x.level, "beta", se=se, df=df, fpc=f)
+
+
+def logit_cr2_bm(x: Sample, estimand: str) -> Interval:
+    """Delta method on the logit scale around the recommended SE (micro CR2-BM, macro t).
+
+    expit(logit θ̂ ± t_{1−α/2}(ν) · se/(θ̂(1 − θ̂))) with se, ν those of `cr2_bm`
+    (micro) or `t_rates` (macro, where it equals `logit`). This was ragstat's
+    ``logit`` before that name came to mean survey's svyciprop; ``se`` is on
+    the logit scale. Unavailable at θ̂ = 0 or 1.
+    """
+    name = "logit_cr2_bm"
+    theta = x.estimate(estimand)
+    if x.scores_in_unit and (theta <= 0 or theta >= 1):  # before the census check, as `logit`
+        return Interval.unavailable(name, estimand, theta, x.level, "t", _at_bound_reason(theta))
+    early = _unit_interval_prelude(name, estimand, x, "t")
+    if early is not None:
+        return early
+    base = cr2_bm(x, estimand) if estimand == "micro" else t_rates(x, estimand)
+    if not base.available or base.se is None or base.df is None:
+        return Interval.unavailable(name, estimand, theta, x.level, "t", base.reason or "")
+    lo, hi = bounded.logit_bounds(theta, base.se, base.df, x.level)
     se_l = base.se / (theta * (1 - theta))
-    half = sps.t.ppf(1 - x.alpha / 2, base.df) * se_l
-    ell = np.log(theta / (1 - theta))
-    lo, hi = special.expit(ell - half), special.expit(ell + half)
     return Interval(
-        "logit",
-        estimand,
-        theta,
-        float(lo),
-        float(hi),
-        x.level,
-        "t",
-        se=float(se_l),
-        df=base.df,
-        fpc=base.fpc,
+        name, estimand, theta, lo, hi, x.level, "t", se=float(se_l), df=base.df, fpc=base.fpc
     )

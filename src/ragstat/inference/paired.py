@@ -23,7 +23,8 @@ import numpy as np
 from ragstat.errors import InputError
 from ragstat.inference.design_analysis import analyze_design
 from ragstat.inference.estimators import ESTIMANDS
-from ragstat.inference.results import METHODS, IntervalReport
+from ragstat.inference.results import METHODS, EstimandResult, Interval, IntervalReport
+from ragstat.inference.verdict import verdicts
 from ragstat.records.docstats import DocStats
 from ragstat.records.paired import Pairing
 
@@ -32,6 +33,7 @@ __all__ = [
     "ComparisonReport",
     "PairedSummary",
     "compare",
+    "estimand_disagreement",
     "paired_summary",
     "sign_flip_p",
 ]
@@ -124,6 +126,8 @@ class ComparisonReport:
         if self.pairing is not None:
             out["paired"]["pairing"] = self.pairing.to_dict()
             out["paired"]["systems"] = list(self.pairing.systems)
+        a, b = self.pairing.systems if self.pairing is not None else ("A", "B")
+        out["verdicts"] = [v.to_dict() for v in verdicts(self, a, b, score=self.report.score)]
         return out
 
 
@@ -163,7 +167,8 @@ def compare(
         seed = int(np.random.SeedSequence().entropy % 2**32)
     diff = replace(diff, binary=False)  # differences are never 0/1 hits
     if design == "srs" and options.get("methods") is None:
-        options["methods"] = [m for m in METHODS if m != "logit"]  # a difference is not a rate
+        bounded = ("logit", "korn_graubard", "logit_cr2_bm")  # a difference is not a rate
+        options["methods"] = [m for m in METHODS if m not in bounded]
     report = analyze_design(
         diff,
         design=design,
@@ -186,4 +191,36 @@ def compare(
                 ),
             ),
         )
+    disagree = estimand_disagreement(report)
+    if disagree:
+        report = replace(report, warnings=(*report.warnings, disagree))
     return ComparisonReport(report=report, paired=summary, pairing=pairing)
+
+
+def _shown(res: EstimandResult) -> Interval | None:
+    """The recommended interval of ``res``, else its first available non-naive one."""
+    ivs = [iv for iv in res.intervals if iv.available and not iv.naive]
+    rec = [iv for iv in ivs if iv.method == res.recommended]
+    return (rec or ivs)[0] if ivs else None
+
+
+def estimand_disagreement(report: IntervalReport, reference: float = 0.0) -> str | None:
+    """One warning line when the recommended micro and macro intervals of a difference
+    disagree on ``reference`` (one excludes it, the other does not); else None."""
+    if not {"micro", "macro"} <= set(report.estimands):
+        return None
+    micro, macro = _shown(report.estimands["micro"]), _shown(report.estimands["macro"])
+    if micro is None or macro is None:
+        return None
+    covers = {"micro": micro.covers(reference), "macro": macro.covers(reference)}
+    if None in covers.values() or covers["micro"] == covers["macro"]:
+        return None
+    excludes = {e: not c for e, c in covers.items()}
+    what = {True: "excludes", False: "includes"}
+    return (
+        f"micro and macro disagree: the micro interval ({micro.method}) "
+        f"{what[excludes['micro']]} {reference:g} (a difference for a random query) while the "
+        f"macro interval ({macro.method}) {what[excludes['macro']]} it (a difference for a "
+        "typical document); micro weights documents by their queries, macro counts each once — "
+        "report the one that answers your question, not whichever is significant"
+    )

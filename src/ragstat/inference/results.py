@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 __all__ = [
     "METHODS",
@@ -27,6 +27,8 @@ METHODS = (
     "doc_bootstrap_t",
     "wald_effective_n",
     "logit",
+    "korn_graubard",
+    "logit_cr2_bm",
 )
 #: Methods that treat queries as independent: shown only for contrast.
 NAIVE_METHODS = frozenset({"wald_iid", "query_bootstrap"})
@@ -45,6 +47,8 @@ class Interval:
     ``available`` is False when the method cannot produce an interval on this
     sample (``reason`` says why); lower/upper are then None. Bootstrap methods
     report how many ``replicates`` were drawn and how many were ``discarded``.
+    ``outside_range`` flags an interval that leaves the range the scores are
+    known to lie in (e.g. a t interval below 0 for a rate): shown, never clipped.
     """
 
     method: str
@@ -62,6 +66,7 @@ class Interval:
     fpc: float | None = None
     replicates: int | None = None
     discarded: int | None = None
+    outside_range: bool = False
 
     @classmethod
     def unavailable(
@@ -90,6 +95,12 @@ class Interval:
         if self.lower is None or self.upper is None:
             return None
         return self.lower <= value <= self.upper
+
+    def flag_range(self, lo: float = 0.0, hi: float = 1.0) -> Interval:
+        """This interval with ``outside_range`` set when lower < lo or upper > hi."""
+        if self.lower is None or self.upper is None:
+            return self
+        return replace(self, outside_range=bool(self.lower < lo or self.upper > hi))
 
     def to_dict(self) -> dict:
         out = {k: _clean(v) for k, v in asdict(self).items()}

@@ -34,6 +34,8 @@ def reference_method(design: str, est: str) -> str:
 def basis_text(basis: str) -> str:
     """A recommendation's basis in a few words."""
     b = basis.strip().lower()
+    if b.startswith("covers"):  # "covers 94.6 %, within Monte-Carlo error of 95 % — <rule>"
+        return basis.strip().split(" — ")[0]
     if b.startswith("within"):
         return "within 2 MC SE of nominal"
     if b.startswith("closest"):
@@ -76,10 +78,11 @@ def simulation_summary(report: Report) -> Table:
         "recommended here (basis)",
     )
     note = (
-        f"Coverage ± Monte-Carlo SE at nominal {level_text(report)}. Recommended here: the methods "
-        "within 2 Monte-Carlo SEs of nominal, narrowest first; when none is, the closest one "
-        "(nominal not reached). Reference method: seed 000's for SRS, the design-based "
-        "estimator otherwise."
+        f"Coverage ± Monte-Carlo SE at nominal {level_text(report)}. Recommended here: the "
+        "narrowest method whose coverage is at least nominal − 2 Monte-Carlo SEs (above nominal "
+        "is conservative, not a failure); when none is, the one with the highest coverage "
+        "(nominal not reached). Naive methods and wald_effective_n are never recommended. "
+        "Reference method: seed 000's for SRS, the design-based estimator otherwise."
     )
     return Table("summary", "Summary", header, tuple(rows), note)
 

@@ -11,7 +11,8 @@ of squares Σ(y − r_d)², r_d = s_d/n_d, N = Σ n_d, R̂ = Σ s_d / N, u_d = s
     t_rates   se = sd(r_d)/√K,                                     t, ν = K − 1
     wald_iid  micro sqrt(Σ_i (y_i − R̂)²/N²), macro sqrt(Σ w_d/n_d²)/K,   normal
     wald_effective_n  sqrt(Σ_i (y_i − R̂)²/N · DEFF/N),            normal
-    logit     delta method around cr2_bm (micro) / t_rates (macro): expit(logit θ̂ ± t·se/(θ̂(1−θ̂)))
+    logit     survey's svyciprop "logit": expit(logit θ̂ ± t·se/(θ̂(1−θ̂))), se of cr1 / t_rates
+    korn_graubard  survey's svyciprop "beta": Clopper–Pearson on the effective sample size
 
 with Σ_i (y_i − R̂)² = Σ w_d + Σ n_d (r_d − R̂)², ν = tr(Σ)²/tr(Σ²) in the K×K closed
 forms of `ragstat.inference.variance` (sums over e ≠ d by prefix and suffix sums
@@ -230,19 +231,42 @@ def _clustered(x: _Samples, method: str) -> tuple[Bounds, np.ndarray, np.ndarray
     return _t_bounds(x, x.micro, _se_cr2(x), _df_moulton(x.n, sigma2, rho))
 
 
-def _logit(x: _Samples, estimand: str) -> Bounds:
-    """expit(logit θ̂ ± t_{1−α/2, ν} · se/(θ̂(1 − θ̂))) around cr2_bm / t_rates."""
+def _logit(x: _Samples, estimand: str, micro_se: str = "cr1") -> Bounds:
+    """expit(logit θ̂ ± t_{1−α/2, ν} · se/(θ̂(1 − θ̂))) around cr1 (survey's ``logit``) or
+    cr2_bm (``logit_cr2_bm``) for micro, t_rates for macro."""
     theta = x.estimate(estimand)
     inside = (theta > 0) & (theta < 1) & x.in_unit
     if x.fpc == 0.0:
         return Bounds(np.where(inside, theta, np.nan), np.where(inside, theta, np.nan), inside)
-    base, se, df = _clustered(x, "cr2_bm" if estimand == "micro" else "t_rates")
+    base, se, df = _clustered(x, micro_se if estimand == "micro" else "t_rates")
     ok = inside & base.available
     th = np.where(ok, theta, 0.5)
     se_l = se / (th * (1 - th))
     half = sps.t.ppf(1 - x.alpha / 2, np.where(ok, df, 1.0)) * se_l
     ell = np.log(th / (1 - th))
     lower, upper = special.expit(ell - half), special.expit(ell + half)
+    return Bounds(np.where(ok, lower, np.nan), np.where(ok, upper, np.nan), ok)
+
+
+def _korn_graubard(x: _Samples, estimand: str) -> Bounds:
+    """Clopper–Pearson on n_eff = θ̂(1 − θ̂)/se² · (t_{α/2}(n − 1)/t_{α/2}(ν))² (se of cr1 /
+    t_rates, n = N or K); at θ̂ ∈ {0, 1} n_eff = n · the same factor (`inference.bounded`)."""
+    theta = x.estimate(estimand)
+    unit = np.full(theta.shape, bool(x.in_unit))
+    if x.fpc == 0.0:
+        return Bounds(np.where(unit, theta, np.nan), np.where(unit, theta, np.nan), unit)
+    base, se, df = _clustered(x, "cr1" if estimand == "micro" else "t_rates")
+    n = x.N.astype(float) if estimand == "micro" else np.full(theta.shape, float(x.K))
+    edge = (theta <= 0) | (theta >= 1)
+    ok = unit & (edge | base.available)
+    a = x.alpha / 2
+    factor = np.where(n > 1, (sps.t.ppf(a, np.maximum(n - 1, 1)) / sps.t.ppf(a, df)) ** 2, 1.0)
+    spread = np.where(edge | ~ok, 1.0, theta * (1 - theta) / np.where(ok & ~edge, se, 1.0) ** 2)
+    n_eff = np.where(edge, n, spread) * factor
+    succ = n_eff * theta
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lower = np.where(succ <= 0, 0.0, sps.beta.ppf(a, succ, n_eff - succ + 1))
+        upper = np.where(succ >= n_eff, 1.0, sps.beta.ppf(1 - a, succ + 1, n_eff - succ))
     return Bounds(np.where(ok, lower, np.nan), np.where(ok, upper, np.nan), ok)
 
 
@@ -267,6 +291,10 @@ def _analytic(x: _Samples, estimand: str, method: str) -> Bounds:
         return _clustered(x, method)[0]
     if method == "logit":
         return _logit(x, estimand)
+    if method == "logit_cr2_bm":
+        return _logit(x, estimand, "cr2_bm")
+    if method == "korn_graubard":
+        return _korn_graubard(x, estimand)
     return _wald(x, estimand, method)
 
 
@@ -351,7 +379,8 @@ def batch_intervals(
             b, reason = _nowhere(x), _NOT_BINARY
         else:
             b = _analytic(x, e, m)
-            reason = _NOT_UNIT if m == "logit" and not in_unit else None
+            bounded = m in ("logit", "logit_cr2_bm", "korn_graubard")
+            reason = _NOT_UNIT if bounded and not in_unit else None
         out.append(
             BatchIntervals(m, e, x.estimate(e), b.lower, b.upper, b.available, reason, b.discarded)
         )

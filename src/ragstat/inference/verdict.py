@@ -1,0 +1,205 @@
+"""Plain verdicts of a paired comparison: one sentence per estimand, said first.
+
+The estimate of a paired comparison is the mean of y_A − y_B (per query for micro, of the
+per-document differences for macro). The verdict reads the interval of the method the
+report recommends for that estimand:
+
+- it excludes 0 → "A beats B on <score> by x points (95 % interval l to u, K documents):
+  a real difference", with the side of the interval deciding who beats whom (B − A when B
+  is better, so every number in the sentence is positive);
+- it includes 0 → "A and B cannot be told apart on <score>: the 95 % interval −l to +u
+  points includes 0 (K documents)";
+- no interval → the estimate and "no interval could be computed: <reason>".
+
+Each sentence opens with the question its estimand answers: micro "a random query", macro
+"a typical document". Scores in [0, 1] are shown in points (× 100, one decimal); other
+scores in their own units.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragstat.inference.paired import ComparisonReport
+    from ragstat.inference.results import IntervalReport
+
+__all__ = [
+    "QUESTIONS",
+    "Verdict",
+    "cluster_noun",
+    "format_amount",
+    "unit_scale_for",
+    "verdicts",
+]
+
+#: The question each estimand answers, as the words that introduce it.
+QUESTIONS = {
+    "micro": "a random query",
+    "macro": "a typical document",
+    "type_mean": "a typical document type",
+}
+
+#: What K counts, by `ragstat evaluate`'s clustering rule (a mapping file's are "clusters").
+_CLUSTER_NOUNS = {"query": "queries as clusters", "qrels-doc": "documents"}
+
+#: Score names known to lie in [0, 1]: the IR metrics (with or without @k) and common rates.
+_UNIT_SCORE = re.compile(
+    r"^(ndcg|recall|p|precision|mrr|rr|map|ap|hit|success|rprec|accuracy|correct|pass|passed"
+    r"|rate|hit_rate|exact_match|em|f1)(@\d+)?$"
+)
+
+_MINUS = "\u2212"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One estimand's plain verdict on A − B (difference, lower, upper in the score's units)."""
+
+    estimand: str
+    a_name: str
+    b_name: str
+    score: str
+    difference: float | None
+    lower: float | None
+    upper: float | None
+    level: float
+    documents: int
+    real: bool | None
+    sentence: str
+    question: str
+    method: str | None = None
+    unit: str = "points"
+
+    def to_dict(self) -> dict:
+        return {
+            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in asdict(self).items()
+        }
+
+
+def unit_scale_for(score: str) -> float:
+    """100 (points) for a score known to lie in [0, 1] (hit@k, ndcg@k, mrr, a rate…), else 1."""
+    return 100.0 if _UNIT_SCORE.match(score.strip().lower()) else 1.0
+
+
+def cluster_noun(by: str | None) -> str:
+    """The words for K under a clustering rule: "documents", "queries as clusters", "clusters"."""
+    return _CLUSTER_NOUNS.get(by or "", "clusters")
+
+
+def _digits(value: float, points: bool) -> int:
+    """One decimal in points (two significant figures below 0.05), else three significant."""
+    size = abs(value)
+    if size == 0 or (points and size >= 0.05):
+        return 1 if points else 0
+    lead = math.floor(math.log10(size))
+    return 1 - lead if points else min(max(0, 2 - lead), 6)
+
+
+def format_amount(value: float, unit_scale: float, signed: bool = False) -> str:
+    """``value`` × ``unit_scale`` rounded for reading; a true minus sign; ``+`` if ``signed``."""
+    x = value * unit_scale
+    text = f"{abs(x):,.{_digits(x, unit_scale == 100.0)}f}"
+    if x < 0 and float(text.replace(",", "")) != 0:
+        return _MINUS + text
+    return ("+" if signed else "") + text
+
+
+def _unit(unit_scale: float) -> str:
+    return "points" if unit_scale == 100.0 else ""
+
+
+def _with_unit(text: str, unit_scale: float) -> str:
+    unit = _unit(unit_scale)
+    return f"{text} {unit}" if unit else text
+
+
+def _sentence(v: dict[str, Any], unit_scale: float, reason: str | None, noun: str) -> str:
+    a, b, score = v["a_name"], v["b_name"], v["score"]
+    K = f"{v['documents']:,} {noun}"
+    lead = f"For {v['question']}, "
+    level = f"{v['level'] * 100:g} %"
+    lo, hi, d = v["lower"], v["upper"], v["difference"]
+    if reason is not None:
+        shown = (
+            "" if d is None else f" {_with_unit(format_amount(d, unit_scale, True), unit_scale)}"
+        )
+        return (
+            f"{lead}{a} − {b} on {score}:{shown}, but no interval could be computed: {reason} ({K})"
+        )
+    if not v["real"]:
+        span = f"{format_amount(lo, unit_scale, True)} to {format_amount(hi, unit_scale, True)}"
+        return (
+            f"{lead}{a} and {b} cannot be told apart on {score}: the {level} interval "
+            f"{_with_unit(span, unit_scale)} includes 0 ({K})"
+        )
+    win, lose, d, lo, hi = (a, b, d, lo, hi) if lo > 0 else (b, a, -d, -hi, -lo)
+    return (
+        f"{lead}{win} beats {lose} on {score} by "
+        f"{_with_unit(format_amount(d, unit_scale), unit_scale)} ({level} interval "
+        f"{format_amount(lo, unit_scale)} to {format_amount(hi, unit_scale)}, {K}): "
+        "a real difference"
+    )
+
+
+def _interval(result: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, str | None]:
+    """The recommended interval of one estimand's dict, or why there is none."""
+    method = result.get("recommended")
+    if method is None:
+        return None, "no method is recommended for this estimand on this sample"
+    iv = next((i for i in result.get("intervals", []) if i.get("method") == method), None)
+    if iv is None:
+        return None, f"the recommended method {method} was not computed"
+    if not iv.get("available", True) or iv.get("lower") is None or iv.get("upper") is None:
+        return iv, f"{method} is unavailable ({iv.get('reason') or 'no reason given'})"
+    return iv, None
+
+
+def _one(
+    estimand: str, result: Mapping[str, Any], base: dict[str, Any], unit_scale: float, noun: str
+) -> Verdict:
+    iv, reason = _interval(result)
+    d = result.get("estimate")
+    if d is not None and not math.isfinite(d):
+        d = None
+    if d is None and reason is None:
+        reason = "the estimate is undefined"
+    lo: float | None = None
+    hi: float | None = None
+    real: bool | None = None
+    if reason is None and iv is not None:
+        lo, hi = float(iv["lower"]), float(iv["upper"])
+        real = lo > 0 or hi < 0
+    v = dict(base, estimand=estimand, difference=d, lower=lo, upper=hi, real=real)
+    v["question"] = QUESTIONS.get(estimand, estimand)
+    v["method"] = None if iv is None else iv.get("method")
+    v["unit"] = _unit(unit_scale) or "score units"
+    return Verdict(**v, sentence=_sentence(v, unit_scale, reason, noun))
+
+
+def verdicts(
+    report: IntervalReport | ComparisonReport | Mapping[str, Any],
+    a: str,
+    b: str,
+    score: str,
+    unit_scale: float | None = None,
+    *,
+    clusters: str = "documents",
+) -> tuple[Verdict, ...]:
+    """One `Verdict` per estimand of a paired comparison's report (A − B).
+
+    ``report`` is a `ComparisonReport`, its `IntervalReport`, or either one's ``to_dict()``;
+    ``unit_scale`` is 100 for points (scores in [0, 1]) or 1 for the score's own units
+    (default: `unit_scale_for(score)`); ``clusters`` names what the report's K counts.
+    """
+    inner = getattr(report, "report", report)  # a ComparisonReport wraps an IntervalReport
+    data: Mapping[str, Any] = inner if isinstance(inner, Mapping) else inner.to_dict()
+    scale = unit_scale_for(score) if unit_scale is None else float(unit_scale)
+    base: dict[str, Any] = {"a_name": a, "b_name": b, "score": score}
+    base |= {"level": float(data["level"]), "documents": int(data["K"])}
+    return tuple(_one(est, res, base, scale, clusters) for est, res in data["estimands"].items())
