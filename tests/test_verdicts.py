@@ -124,18 +124,6 @@ def test_terminal_escapes_system_names():
     assert text.splitlines()[0].startswith("For a random query, a\\x1b[2Jx beats [bold]b on hit")
 
 
-def _carries_verdicts() -> bool:
-    res, _ = _comparison()
-    return "verdicts" in res.to_dict()
-
-
-needs_paired_verdicts = pytest.mark.xfail(
-    not _carries_verdicts(),
-    reason="ComparisonReport.to_dict() does not carry verdicts yet (paired.py lines pending)",
-    strict=True,
-)
-
-
 @pytest.fixture(scope="module")
 def two_tables(tmp_path_factory):
     root = tmp_path_factory.mktemp("verdicts")
@@ -183,7 +171,6 @@ def test_evaluate_two_runs_prints_the_verdicts_first(capsys):
     assert "hit@1 micro — difference run_a − run_b for a random query: " in out
 
 
-@needs_paired_verdicts
 def test_compare_json_has_verdicts(two_tables, capsys):
     a, b = two_tables
     out = _cli(capsys, "compare", a, b, "--bootstrap-reps", "199", "--seed", "1", "--json")
@@ -193,7 +180,6 @@ def test_compare_json_has_verdicts(two_tables, capsys):
     assert found[0]["sentence"].startswith("For a random query, bm25 beats tfidf on hit by ")
 
 
-@needs_paired_verdicts
 def test_evaluate_json_has_verdicts(capsys):
     out = _cli(
         capsys, "evaluate", "--qrels", IR / "qrels.trec", "--run", IR / "run_a.trec",
@@ -202,3 +188,16 @@ def test_evaluate_json_has_verdicts(capsys):
     found = json.loads(out)["paired"]["metrics"]["p@10"]["verdicts"]
     assert [v["estimand"] for v in found] == ["micro", "macro"]
     assert (found[0]["a_name"], found[0]["b_name"], found[0]["score"]) == ("run_a", "run_b", "p@10")
+
+
+def test_compare_report_leads_with_the_verdicts(two_tables, tmp_path, capsys):
+    a, b = two_tables
+    out = tmp_path / "cmp"
+    _cli(capsys, "compare", a, b, "--bootstrap-reps", "199", "--seed", "1", "--out", out)
+    md = (out / "report.md").read_text()
+    assert md.index("## Verdict") < md.index("Declared estimand")
+    assert "- **For a random query, bm25 beats tfidf on hit by " in md
+    html = (out / "report.html").read_text()
+    assert html.index('<section id="verdict">') < html.index('<section id="summary">')
+    report = json.loads((out / "report.json").read_text())
+    assert report["verdicts"][1].startswith("For a typical document, bm25 ")

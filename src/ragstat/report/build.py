@@ -11,6 +11,7 @@ import numpy as np
 from ragstat.errors import InputError
 from ragstat.inference.paired import ComparisonReport
 from ragstat.inference.results import IntervalReport
+from ragstat.inference.verdict import verdicts
 from ragstat.records.docstats import DocStats, QueryScores
 from ragstat.report import checklist as cl
 from ragstat.report import parts
@@ -241,7 +242,9 @@ def report_from_comparison(
     span = (-1.0, 1.0) if bound <= 1 else (-bound, bound)
     leftout = cl.left_out(excluded or {}, unmatched_text(paired), known=excluded is not None)
     common = _common(subject, result.report, stats, leftout=leftout, paired=paired, span=span)
+    found = verdicts(result, a, b, score=result.report.score)
     return Report(
+        verdicts=tuple(v.sentence for v in found),
         kind="comparison",
         title=title or f"{a} vs {b} — {source}",
         source=source,

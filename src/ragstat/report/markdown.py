@@ -75,6 +75,8 @@ def render_markdown(report: Report) -> str:
 
     lines = [f"# {escape(report.title)}", ""]
     lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
+    if report.verdicts:
+        lines += ["", "## Verdict", ""] + [f"- **{escape(v)}**" for v in report.verdicts]
     lines += ["", "Declared estimand(s):", ""]
     lines += [f"- {escape(ESTIMAND_LABELS.get(e, e))}" for e in report.estimands]
     lines.append("")

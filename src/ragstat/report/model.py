@@ -310,6 +310,9 @@ class Report:
     bootstrap_reps: int | None = None
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: Plain sentences that answer the question first (a comparison: who is better, by how
+    #: much, is it real), one per estimand.
+    verdicts: tuple[str, ...] = ()
     generator: str = "ragstat"
     schema_version: int = SCHEMA_VERSION
 
