@@ -163,3 +163,94 @@ def test_unsampled_study_has_no_weights(full, tmp_path):
     summary = write_study(full, tmp_path, reps=99)
     assert "sampling" not in summary and "weight" not in full.records.columns
     assert "queries_sampled" not in full.documents.columns
+
+
+def _jsonl_corpus(path, n_docs: int = 24, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    vocab = np.array([f"w{i}" for i in range(300)])
+    with path.open("w") as f:
+        for d in range(n_docs):
+            n, topic = int(rng.integers(60, 500)), rng.choice(300, 6, replace=False)
+            ids = np.where(rng.random(n) < 0.25, rng.choice(topic, n), rng.integers(0, 300, n))
+            f.write(json.dumps({"doc_id": f"d{d:02d}", "text": " ".join(vocab[ids])}) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def sampled_study(tmp_path_factory):
+    from ragstat.cli import main
+
+    tmp = tmp_path_factory.mktemp("sampled")
+    out = tmp / "study"
+    corpus = _jsonl_corpus(tmp / "c.jsonl")
+    args = ["study", str(corpus), "--sample-queries", "0.5", "--retrievers", "bm25,tfidf"]
+    assert main([*args, "--out", str(out), "--quiet"]) == 0
+    return out, json.loads((out / "summary.json").read_text())
+
+
+def _cli_json(capsys, *args) -> dict:
+    from ragstat.cli import main
+
+    capsys.readouterr()
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _by_method(intervals: list[dict]) -> dict:
+    return {iv["method"]: iv for iv in intervals}
+
+
+def test_interval_on_sampled_records_is_the_summarys(sampled_study, capsys):
+    out, summary = sampled_study
+    records = str(out / "records.parquet")
+    got = _cli_json(capsys, "interval", records, "--score", "hit1", "--system", "bm25")
+    want = summary["retrievers"]["bm25"]["hit1"]["estimands"]
+    assert not any("ignore" in w for w in got["warnings"])
+    for est in ("micro", "macro"):
+        mine, theirs = got["estimands"][est], want[est]
+        assert mine["estimate"] == pytest.approx(theirs["estimate"], rel=1e-12)
+        assert mine["recommended"] == theirs["recommended"]
+    a, b = (
+        _by_method(got["estimands"]["micro"]["intervals"]),
+        _by_method(want["micro"]["intervals"]),
+    )
+    for method in ("cr1", "cr2_bm"):
+        assert (a[method]["lower"], a[method]["upper"]) == (
+            pytest.approx(b[method]["lower"], rel=1e-10),
+            pytest.approx(b[method]["upper"], rel=1e-10),
+        )
+    assert want["micro"]["recommended"] == "cr2_bm" and b["cr2_bm"]["lower"] is not None
+    assert b["cr2_ik"]["lower"] is None and "Imbens" in b["cr2_ik"]["reason"]
+
+
+def test_compare_on_sampled_records(sampled_study, capsys):
+    out, summary = sampled_study
+    records = str(out / "records.parquet")
+    got = _cli_json(capsys, "compare", records, "--systems", "bm25,tfidf", "--score", "hit1")
+    micro = got["report"]["estimands"]["micro"] if "report" in got else got["estimands"]["micro"]
+    want = summary["paired"]["estimands"]["micro"]
+    assert micro["estimate"] == pytest.approx(want["estimate"], rel=1e-12, abs=1e-15)
+    assert _by_method(micro["intervals"])["cr1"]["lower"] == pytest.approx(
+        _by_method(want["intervals"])["cr1"]["lower"], rel=1e-10
+    )
+
+
+def test_compare_needs_the_same_weights(sampled_study, tmp_path, capsys):
+    from ragstat.cli import main
+
+    out, _ = sampled_study
+    records = pd.read_parquet(out / "records.parquet")
+    a = records[records["retriever"] == "bm25"].copy()
+    b = records[records["retriever"] == "tfidf"].copy()
+    b.loc[b.index[:4], "weight"] *= 2
+    a.to_parquet(tmp_path / "a.parquet")
+    b.to_parquet(tmp_path / "b.parquet")
+    capsys.readouterr()
+    code = main(["compare", str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet"),
+                 "--score", "hit1"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "weight differs" in err and "4 query" in err
+    b.drop(columns="weight").to_parquet(tmp_path / "b.parquet")
+    code = main(["compare", str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet"),
+                 "--score", "hit1"])  # fmt: skip
+    assert code == 2 and "only the first" in capsys.readouterr().err

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -13,6 +12,7 @@ from ragstat.cli.runlog import absolute, headline, recorded, write_json
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
 from ragstat.inference.paired import compare as compare_systems
+from ragstat.inference.weighted import WEIGHTED_DEFAULT
 from ragstat.records import ON_MISSING, pair_files
 
 
@@ -80,6 +80,8 @@ def compare(
         stats, counts = o.apply_design(
             table.stats, design, strata, population_file, population=population, methods=methods
         )
+        if table.weighted and wanted is None:  # sampled queries: the weighted default set
+            wanted = list(WEIGHTED_DEFAULT)
         srs = o.srs_options(
             design, wanted, population, bootstrap_reps, stats, lambda: load(True).query_scores
         )
@@ -94,7 +96,6 @@ def compare(
             seed=seed,
             **srs,
         )
-        result = replace(result, report=o.warn_if_weighted(o.warn_if_weighted(result.report, a), b))
         log.config["seed"] = result.report.seed
         log.results = headline(result.to_dict())
         if log.out is not None:

@@ -14,6 +14,7 @@ from ragstat.inference import METHODS
 from ragstat.inference.design_analysis import analyze_design
 from ragstat.outfolder import check_complete
 from ragstat.records import aggregate_path, load_query_scores
+from ragstat.records.weighted import expand_path, has_weight
 
 
 def interval(
@@ -58,7 +59,6 @@ def interval(
     with recorded("interval", settings, inputs=inputs, out=out, force=force) as log:
         with get_executor(workers, engine, scheduler) as executor:
             report, stats, rows = _analyze(file, settings, wanted, estimands, executor)
-        report = o.warn_if_weighted(report, file)
         log.config["seed"] = report.seed
         log.results = headline(report.to_dict())
         if log.out is not None:
@@ -91,6 +91,9 @@ def _analyze(file: Path, a: dict, wanted, estimands, executor):
         position=a["position"],
         system=system,
     )
+    weighted = has_weight(file)
+    if weighted:  # sampled queries: totals expanded to n_d = Σ w (the study's estimator)
+        stats = expand_path(file, stats, executor=executor, cluster=cluster, system=system)
     stats, counts = o.apply_design(
         stats, design, strata, population_file, population=population, methods=a["methods"]
     )
@@ -102,7 +105,7 @@ def _analyze(file: Path, a: dict, wanted, estimands, executor):
         stats,
         lambda: (
             load_query_scores(file, stats, cluster=cluster, score=score, system=system)
-            if Path(file).is_file()
+            if Path(file).is_file() and not weighted
             else None  # a dataset: the naive query bootstrap of non-0/1 scores is not run
         ),
     )

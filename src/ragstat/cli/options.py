@@ -166,25 +166,3 @@ def parse_systems(systems: str | None) -> tuple[str, str] | None:
     if len(pair) != 2 or not all(pair):
         raise InputError(f"--systems expects two names, A,B; got {systems!r}")
     return pair
-
-
-def warn_if_weighted(report, path: Path | None):
-    """Records of a sampled study carry ``weight = n_d/m_d``: this verb does not use it, so its
-    micro is the unweighted one — say so in the result (the study's summary has the weighted)."""
-    if path is None:
-        return report
-    from dataclasses import replace
-
-    from ragstat.records import dataset_files, table_columns
-
-    first = dataset_files(path)[0][0]  # a file, or a dataset's first file
-    if "weight" not in table_columns(first):
-        return report
-    note = (
-        f"{path} has a weight column (a sampled-query study, weight = n_d/m_d): these intervals "
-        "ignore it, so micro is unweighted — the study's summary.json has the weighted micro; "
-        "macro is unaffected"
-    )
-    if note in report.warnings:
-        return report
-    return replace(report, warnings=(*report.warnings, note))

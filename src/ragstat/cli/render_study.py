@@ -20,6 +20,18 @@ def _ci(intervals: list[dict], method: str) -> str:
     return "—"
 
 
+_LABEL = {"cr2_bm": "CR2", "cr1": "CR1"}
+
+
+def _micro_method(summary: dict) -> str:
+    """The recommended micro method (cr2_bm; cr1 for a sampled study's weighted records)."""
+    for r in summary["retrievers"].values():
+        rec = r["hit1"]["estimands"]["micro"].get("recommended")
+        if rec:
+            return rec
+    return "cr2_bm"
+
+
 def print_study(summary: dict, out: Path, console: Console | None = None) -> None:
     c = console or default_console()
     n = summary["counts"]
@@ -33,10 +45,11 @@ def print_study(summary: dict, out: Path, console: Console | None = None) -> Non
     t = Table(
         title="hit@1 — the top result comes from the query's own document", title_justify="left"
     )
+    method = _micro_method(summary)
     for col in (
         "retriever",
         "micro",
-        "95% CR2 (documents)",
+        f"95% {_LABEL.get(method, method)} (documents)",
         "naive iid",
         "macro",
         "95% t (documents)",
@@ -49,7 +62,7 @@ def print_study(summary: dict, out: Path, console: Console | None = None) -> Non
         t.add_row(
             literal(name),
             f"{mi['estimate']:.3f}",
-            _ci(mi["intervals"], "cr2_bm"),
+            _ci(mi["intervals"], method),
             _ci(mi["intervals"], "wald_iid"),
             f"{ma['estimate']:.3f}",
             _ci(ma["intervals"], "t_rates"),
@@ -62,7 +75,7 @@ def print_study(summary: dict, out: Path, console: Console | None = None) -> Non
         mi = p["estimands"]["micro"]
         c.print(
             literal(
-                f"{a} − {b}: micro {mi['estimate']:+.4f} {_ci(mi['intervals'], 'cr2_bm')}, "
+                f"{a} − {b}: micro {mi['estimate']:+.4f} {_ci(mi['intervals'], mi.get('recommended') or method)}, "
                 f"documents tied {p['paired']['ties_share']:.0%}, sign-flip p (micro) "
                 f"{p['paired']['permutation_p']['micro']:.3g}"
             )

@@ -17,6 +17,7 @@ from ragstat.inference.designs import (
 from ragstat.inference.diagnostics import compute_diagnostics
 from ragstat.inference.estimators import ESTIMANDS, check_documents
 from ragstat.inference.results import DesignInfo, EstimandResult, IntervalReport
+from ragstat.inference.weighted import analyze_weighted
 from ragstat.records.docstats import DocStats
 
 __all__ = ["analyze_design"]
@@ -52,10 +53,15 @@ def analyze_design(
     """Intervals under ``design``: ``srs`` (every core method), ``stratified``
     (combined ratio for micro, stratified mean for macro) or ``two-stage``
     (mean over types). Non-SRS designs need ``population_counts`` per stratum/type
-    and a stratum on every document of ``stats``.
+    and a stratum on every document of ``stats``. When ``stats.m`` is set (the
+    expanded totals of sampled queries, :mod:`ragstat.records.weighted`) the SRS
+    analysis reports only the methods valid under weights
+    (:mod:`ragstat.inference.weighted`), the others unavailable with the reason.
     """
     if design not in DESIGNS:
         raise DesignError(f"unknown design {design!r}; choose from {', '.join(DESIGNS)}")
+    if design == "srs" and stats.m is not None:
+        return analyze_weighted(stats, level=level, estimands=estimands, **srs_options)
     if design == "srs":
         return analyze(stats, level=level, estimands=estimands, **srs_options)
     if not 0 < level < 1:

@@ -99,7 +99,10 @@ class DocStats:
     the naive query-level methods have exact binomial forms); ``score_range`` is
     the (min, max) of the per-query scores when known; ``w`` the centred
     within-document sums of squares Σ_i (y_i − r_d)² when the rows were seen
-    (else q − s²/n, which loses precision for scores far from zero).
+    (else q − s²/n, which loses precision for scores far from zero). ``m``: for
+    sampled queries (:mod:`ragstat.records.weighted`), the number of scored queries
+    m_d ≤ n_d of each document, n, s, q being the totals expanded to n_d; None when
+    every query was scored.
     """
 
     doc_id: np.ndarray
@@ -112,6 +115,7 @@ class DocStats:
     lag: LagSums | None = None
     score: str = "score"
     w: np.ndarray | None = None
+    m: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         doc_id = _ids(self.doc_id)
@@ -122,6 +126,12 @@ class DocStats:
         if self.w is not None:
             object.__setattr__(self, "w", _as_float("w", self.w, K))
         _check_counts(doc_id, self.n)
+        if self.m is not None:
+            m = _as_float("m", self.m, K)
+            _check_counts(doc_id, m)
+            if np.any(m > self.n):
+                raise InputError("DocStats.m (scored queries) exceeds n for some document")
+            object.__setattr__(self, "m", m)
         _check_sums(doc_id, self.n, self.s, self.q, self.binary)
         if self.stratum is not None:
             strata = np.asarray(self.stratum, dtype=object)
@@ -177,6 +187,7 @@ class DocStats:
             lag=lag,
             score=self.score,
             w=None if self.w is None else self.w[index],
+            m=None if self.m is None else self.m[index],
         )
 
     def to_frame(self):

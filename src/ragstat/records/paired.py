@@ -15,6 +15,7 @@ from ragstat.errors import InputError
 from ragstat.records import duck
 from ragstat.records.docstats import DocStats, QueryScores
 from ragstat.records.duck import Columns, ident
+from ragstat.records.weighted import WEIGHT, expand_pairs
 
 __all__ = ["ON_MISSING", "PairedTable", "Pairing", "pair_files"]
 
@@ -45,6 +46,7 @@ class PairedTable:
     stats: DocStats
     pairing: Pairing
     query_scores: QueryScores | None = None
+    weighted: bool = False  # stats expanded by the shared weight column (sampled queries)
 
 
 def _sides(
@@ -143,7 +145,9 @@ def pair_files(
     """Differences y_A − y_B per query, aggregated per document with DuckDB.
 
     Either two files (``a``, ``b``) or one file with a system column and
-    ``systems=(A, B)``. Stratum and position are taken from system A.
+    ``systems=(A, B)``. Stratum and position are taken from system A. Tables with a
+    ``weight`` column (sampled queries) must agree on it per query; the sums are then
+    expanded by it (:func:`ragstat.records.weighted.expand_pairs`).
     """
     if on_missing not in ON_MISSING:
         raise InputError(f"on_missing must be one of {ON_MISSING}, got {on_missing!r}")
@@ -169,10 +173,16 @@ def pair_files(
         stats = replace(
             duck.aggregate(con, label, "pairs", cols, center_a - center_b), binary=False
         )
-        rows = duck.fetch_scores(con, label, "pairs", cols, stats) if with_rows else None
+        sides = tuple(WEIGHT in duck.columns_of(con, v) for v in ("A", "B"))
+        weighted = any(sides)
+        rows = None
+        if weighted:  # the naive query bootstrap is not run on weighted records: no rows
+            stats = expand_pairs(con, label, cols, stats, sides)  # type: ignore[arg-type]
+        elif with_rows:
+            rows = duck.fetch_scores(con, label, "pairs", cols, stats)
     finally:
         con.close()
     pairing = Pairing(
         (str(names[0]), str(names[1])), int(matched), only_a, only_b, on_missing, lost
     )
-    return PairedTable(stats=stats, pairing=pairing, query_scores=rows)
+    return PairedTable(stats=stats, pairing=pairing, query_scores=rows, weighted=weighted)

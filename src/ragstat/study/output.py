@@ -6,7 +6,8 @@ Files (all written atomically): ``records.parquet`` (one row per query × retrie
 
 Sampled queries (:mod:`ragstat.study.sampling`): records carry ``weight`` = n_d / m_d
 and the summary's micro estimates are weighted (per-document totals expanded to
-n_d, ultimate-cluster variance); the naive ``wald_iid`` is left out there (it
+n_d, ultimate-cluster variance; the same rule as ``ragstat interval`` on the records,
+:mod:`ragstat.inference.weighted`); the naive ``wald_iid`` is left out there (it
 would treat the expanded totals as queries). ``summary.json`` gains ``"sampling"``.
 """
 
@@ -21,22 +22,22 @@ import numpy as np
 
 from ragstat.atomic import atomic_write, atomic_write_text
 from ragstat.errors import InputError
-from ragstat.inference import analyze
+from ragstat.inference.design_analysis import analyze_design
 from ragstat.inference.paired import compare
+from ragstat.inference.weighted import WEIGHTED_DEFAULT, WEIGHTED_SUMMARY_METHODS
 from ragstat.records import aggregate_arrays
 from ragstat.records.docstats import DocStats
+from ragstat.records.weighted import expand
 from ragstat.study.run import Study
-from ragstat.study.sampling import expand_stats
 
 __all__ = ["by_stratum", "summarize", "write_study"]
 
 SUMMARY_METHODS = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
-#: Sampled queries: the CR2 SE stays right on the expanded totals, but the Bell–McCaffrey /
-#: Imbens–Kolesár df assume all n_d queries of a document were scored (with m_d = 1 the BM df
-#: is overstated, e.g. 19 vs 7): only methods whose reference distribution does not depend on
-#: the within-document structure are reported — CR1 with t(K − 1) (ultimate cluster), t on
-#: document rates, and the document bootstrap-t.
-SAMPLED_METHODS = ("cr1", "t_rates", "doc_bootstrap_t")
+#: Sampled queries: one rule with ``ragstat interval`` / ``compare`` on the same records
+#: (:mod:`ragstat.inference.weighted`): CR2 with the Bell–McCaffrey df of the weighted fit
+#: (recommended), CR1 with t(K − 1) on the documents (ultimate clusters), t on document rates
+#: and the document bootstrap-t; CR2-IK is listed as unavailable with the reason.
+SAMPLED_METHODS = WEIGHTED_SUMMARY_METHODS
 
 
 def _versions() -> dict[str, str]:
@@ -89,7 +90,7 @@ def _stats(g, y: np.ndarray, score: str) -> DocStats:
     stats = aggregate_arrays(doc, y, score=score)
     if "weight" not in g.columns:
         return stats
-    return expand_stats(stats, aggregate_arrays(doc, g["weight"].to_numpy(), score="weight").s)
+    return expand(stats, aggregate_arrays(doc, g["weight"].to_numpy(), score="weight"))
 
 
 def _mean(g, column: str) -> float:
@@ -101,12 +102,12 @@ def summarize(study: Study, *, level: float = 0.95, seed: int = 0, reps: int = 9
     """hit@1 (micro and macro) per retriever with clustered intervals; paired first − second."""
     by = {name: g for name, g in study.records.groupby("retriever", sort=False)}
     weighted = "weight" in study.records.columns
-    methods = list(SAMPLED_METHODS if weighted else SUMMARY_METHODS)
+    methods = list(WEIGHTED_DEFAULT if weighted else SUMMARY_METHODS)
     retrievers = {}
     for name in study.config.retrievers:
         g = by[name]
         stats = _stats(g, g["hit1"].to_numpy(), "hit1")
-        report = analyze(stats, level=level, methods=methods, seed=seed, bootstrap_reps=reps)
+        report = analyze_design(stats, level=level, methods=methods, seed=seed, bootstrap_reps=reps)
         retrievers[name] = {"hit1": report.to_dict(), "mrr_at_10_micro": _mean(g, "rr")}
     out = {"retrievers": retrievers}
     if len(study.config.retrievers) >= 2:  # the first two retrievers, as configured
@@ -183,9 +184,10 @@ def write_study(
         summary["sampling"] = {
             **study.sampling,
             "methods": (
-                "micro: CR1 with t(K − 1) and the document bootstrap-t on the expanded totals; "
-                "CR2's Bell–McCaffrey/Imbens–Kolesár df assume every query was scored and are "
-                "not reported; macro: t on document means"
+                "micro: CR2 with the Bell–McCaffrey df of the weighted fit (recommended), CR1 "
+                "with t(K − 1) and the document bootstrap-t on the expanded totals; the "
+                "Imbens–Kolesár df is not derived under weights (unavailable); macro: t on "
+                "document means"
             ),
             "diagnostics": (
                 "ICC, DEFF and n_eff are computed from the expanded per-document totals "
