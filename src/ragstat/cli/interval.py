@@ -28,6 +28,7 @@ def interval(
     cluster: o.Cluster = "doc_id",
     score: o.Score = "hit",
     level: o.Level = 0.95,
+    score_range: o.ScoreRange = None,
     population: o.Population = None,
     methods: o.Methods = None,
     estimand: o.Estimand = "micro,macro",
@@ -52,6 +53,7 @@ def interval(
         file=absolute(file), cluster=cluster, score=score, level=level, population=population,
         methods=methods, estimand=estimand, bootstrap_reps=bootstrap_reps, seed=seed,
         position=position, design=design, strata=strata, system=system, engine=engine,
+        score_range=score_range,
         population_file=absolute(population_file),
     )  # fmt: skip
     check_complete(file if file.is_dir() else file.parent)  # not a killed run's leftovers
@@ -91,6 +93,7 @@ def _analyze(file: Path, a: dict, wanted, estimands, executor):
         position=a["position"],
         system=system,
     )
+    stats = o.apply_score_range(stats, a["score_range"])
     weighted = has_weight(file)
     if weighted:  # sampled queries: totals expanded to n_d = Σ w (the study's estimator)
         stats = expand_path(file, stats, executor=executor, cluster=cluster, system=system)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +20,14 @@ from ragstat.records import DocStats, read_population_counts
 Cluster = Annotated[str, typer.Option(help="Column with the sampling unit (document)")]
 Score = Annotated[str, typer.Option(help="Score column (0/1 hit, reciprocal rank, …)")]
 Level = Annotated[float, typer.Option(help="Confidence level")]
+ScoreRange = Annotated[
+    str | None,
+    typer.Option(
+        "--score-range",
+        help="LO,HI: the values the score can take (e.g. 0,1 or -inf,inf); default: inferred "
+        "from the data — scores within [0, 1] get the bounded intervals (logit, Korn–Graubard)",
+    ),
+]
 Population = Annotated[
     int | None, typer.Option(help="Population size M (documents) for the finite correction")
 ]
@@ -166,3 +175,24 @@ def parse_systems(systems: str | None) -> tuple[str, str] | None:
     if len(pair) != 2 or not all(pair):
         raise InputError(f"--systems expects two names, A,B; got {systems!r}")
     return pair
+
+
+def apply_score_range(stats, value: str | None):
+    """``stats`` with the declared score range ``LO,HI`` (checked against the data), or as
+    observed when ``value`` is None."""
+    if value is None:
+        return stats
+    parts = [p.strip() for p in value.split(",")]
+    try:
+        lo, hi = (float(p) for p in parts) if len(parts) == 2 else (None, None)
+    except ValueError:
+        lo = hi = None
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi) or not lo < hi:
+        raise InputError(f"--score-range expects LO,HI with LO < HI (e.g. 0,1), got {value!r}")
+    seen = stats.score_range
+    if seen is not None and (seen[0] < lo or seen[1] > hi):
+        raise InputError(
+            f"--score-range {value}: the scores run from {seen[0]:g} to {seen[1]:g}, "
+            "outside the declared range; fix the range or the data"
+        )
+    return replace(stats, score_range=(lo, hi))
