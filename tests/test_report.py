@@ -139,7 +139,8 @@ def test_load_refuses_newer_corrupt_and_incomplete(study_report, tmp_path):
 
 def test_interval_report_numbers_match_the_result():
     stats, rows, _, _, pos = _interval_inputs()
-    res = analyze(stats, seed=1, bootstrap_reps=199)
+    guide = {"micro": "cr2_bm", "macro": "t_rates"}  # explicit: the default is data-driven
+    res = analyze(stats, seed=1, bootstrap_reps=199, recommended=guide)
     rep = report_from_interval(
         res, stats, source="runs.parquet", query_scores=rows, positions=pos, created=CREATED
     )
@@ -295,7 +296,8 @@ def test_study_report_matches_summary(study_dir, study_report):
     first = summary["retrievers"]["bm25"]["hit1"]
     block = next(b for b in rep.results if b.subject == "bm25" and b.estimand == "micro")
     assert block.estimate == first["estimands"]["micro"]["estimate"]
-    assert block.honest.method == "cr2_bm" and block.naive_interval.method == "wald_iid"
+    assert block.honest.method == first["estimands"]["micro"]["recommended"]
+    assert block.naive_interval.method == "wald_iid"
     assert [b.subject for b in rep.results].count("bm25 − tfidf") == 2  # paired first − second
     assert first["K"] == rep.docs[0].K and first["N"] == rep.docs[0].N
     assert rep.excluded_counts == {"single chunk": 1}
@@ -467,7 +469,13 @@ def _summary_row(md: str, subject: str, est: str) -> str:
 
 def test_summary_names_the_method_it_shows_when_the_recommended_one_was_not_run():
     stats, *_ = _interval_inputs()
-    res = analyze(stats, seed=1, bootstrap_reps=99, methods=["doc_bootstrap_t", "wald_iid"])
+    res = analyze(
+        stats,
+        seed=1,
+        bootstrap_reps=99,
+        methods=["doc_bootstrap_t", "wald_iid"],
+        recommended={"micro": "cr2_bm", "macro": "t_rates"},  # the default picks among those run
+    )
     rep = report_from_interval(res, stats, source="x", created=CREATED)
     md = _md(rep)
     for est, rec in (("micro", "cr2_bm"), ("macro", "t_rates")):

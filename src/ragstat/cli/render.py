@@ -70,6 +70,8 @@ def print_report(
                 literal(note),
             )
         console.print(table, emoji=False)
+        if est.recommendation_note:
+            console.print(literal(f"★ {est.recommended}: {est.recommendation_note}"), emoji=False)
     d = report.diagnostics
     console.print(
         f"ICC {_num(d.icc, 3)}  DEFF {_num(d.deff, 1)}  N/DEFF {_num(d.n_eff, 0)}  "
@@ -77,7 +79,7 @@ def print_report(
         f"docs at rate 0: {d.share_rate0:.1%}, at 1: {d.share_rate1:.1%}  "
         f"chunks/doc median {d.chunks_median:g}, top 10 % hold {d.chunks_top10_share:.0%}"
     )
-    console.print("★ recommended by seed 000's method guide")
+    console.print("★ recommended: the note under each table says on what basis")
     for w in report.warnings:
         console.print(f"[yellow]warning:[/] {markup(w)}", emoji=False)
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ragstat.errors import InputError
 from ragstat.inference import methods as m
+from ragstat.inference.defaults import (
+    GUIDE,
+    NEVER_RECOMMENDED,
+    Choice,
+    choices_note,
+    default_choice,
+)
 from ragstat.inference.diagnostics import compute_diagnostics
 from ragstat.inference.estimators import ESTIMANDS, check_documents, fpc_factor
 from ragstat.inference.resampling import doc_bootstrap_intervals, query_bootstrap
@@ -44,7 +51,9 @@ APPLICABLE = {
     ),
 }
 #: Seed 000's method guide: CR2 (its "IK" df is Bell–McCaffrey) for micro, t on rates for macro.
-RECOMMENDED = {"micro": "cr2_bm", "macro": "t_rates"}
+#: The default now comes from the built-in coverage table (`inference.defaults`); this guide
+#: applies at levels the table does not hold and to scores outside [0, 1].
+RECOMMENDED = GUIDE
 
 _ANALYTIC = {
     "cr1": m.cr1,
@@ -105,12 +114,14 @@ def analyze(
     bootstrap_reps: int = DEFAULT_REPS,
     seed: int | None = None,
     query_scores: QueryScores | None = None,
+    recommended: Mapping[str, str] | None = None,
 ) -> IntervalReport:
     """Document-clustered intervals for the micro and macro means of ``stats``.
 
     ``population`` (M documents) applies the finite-population correction
     1 − K/M to the clustered variances. With ``seed=None`` a seed is drawn and
-    recorded in the report.
+    recorded in the report. ``recommended`` (estimand → method, e.g. from the user's own
+    coverage simulation) overrides the built-in default (:func:`recommend`).
     """
     wanted = set(METHODS if methods is None else methods)
     _check_args(level, bootstrap_reps, seed, wanted, estimands)
@@ -133,10 +144,7 @@ def analyze(
         query_scores=query_scores,
         scores_in_unit=stats.scores_within(0.0, 1.0),
     )
-    results = {}
-    for est in estimands:
-        ivs = _intervals(x, est, wanted, seed)
-        results[est] = EstimandResult(est, x.estimate(est), tuple(ivs), RECOMMENDED[est])
+    results, choices = _results(x, stats.K, estimands, wanted, seed, recommended)
     return IntervalReport(
         score=stats.score,
         K=stats.K,
@@ -147,8 +155,50 @@ def analyze(
         bootstrap_reps=bootstrap_reps,
         estimands=results,
         diagnostics=diag,
-        warnings=tuple(_warnings(stats, results, population, bootstrap_reps)),
+        warnings=tuple(
+            _warnings(stats, results, population, bootstrap_reps) + choices_note(choices)
+        ),
     )
+
+
+def _results(
+    x: m.Sample,
+    K: int,
+    estimands: Sequence[str],
+    wanted: set[str],
+    seed: int,
+    recommended: Mapping[str, str] | None,
+) -> tuple[dict[str, EstimandResult], dict[str, Choice]]:
+    """Every estimand's intervals and recommended method (the caller's, else the default)."""
+    results: dict[str, EstimandResult] = {}
+    choices: dict[str, Choice] = {}
+    for est in estimands:
+        ivs = _intervals(x, est, wanted, seed)
+        rec: str | None
+        if recommended is not None and est in recommended:
+            rec, note = recommended[est], "set by the caller"
+        else:
+            choices[est] = recommend(est, K, x.level, x.scores_in_unit, ivs)
+            rec, note = choices[est].method, choices[est].note
+        results[est] = EstimandResult(est, x.estimate(est), tuple(ivs), rec, note)
+    return results, choices
+
+
+def recommend(
+    estimand: str, K: int, level: float, bounded: bool, intervals: Sequence[Interval]
+) -> Choice:
+    """The built-in default among the computed, available intervals: the coverage table's
+    pick for scores in [0, 1] (never one whose interval leaves the range), seed 000's guide
+    for other scores (e.g. differences), whose coverage the table does not describe."""
+    available = {iv.method for iv in intervals if iv.available and not iv.naive}
+    if not bounded or not available - NEVER_RECOMMENDED:
+        method = RECOMMENDED.get(estimand)
+        why = "the built-in coverage table covers scores in [0, 1]"
+        if bounded:
+            why = "none of the computed methods can be recommended"
+        return Choice(method, None, None, (), f"seed 000's method guide ({why})")
+    outside = {iv.method for iv in intervals if iv.outside_range}
+    return default_choice(estimand, K, level, bounded, available, outside)
 
 
 def _canonical_order(

@@ -116,6 +116,8 @@ class EstimandResult:
     estimate: float
     intervals: tuple[Interval, ...]
     recommended: str | None = None
+    #: Why ``recommended`` was chosen (e.g. its coverage on similar data), one sentence.
+    recommendation_note: str | None = None
 
     def get(self, method: str) -> Interval:
         for iv in self.intervals:
@@ -127,6 +129,7 @@ class EstimandResult:
         return {
             "estimate": self.estimate,
             "recommended": self.recommended,
+            "recommendation_note": self.recommendation_note,
             "intervals": [iv.to_dict() for iv in self.intervals],
         }
 

@@ -121,7 +121,7 @@ def _caption(key: str, report: Report) -> str:
         )
         return (
             f"Per {report.strata_field or 'stratum'}: macro (mean of document rates, with a "
-            f"{level} t interval on them) and micro (×); K per group in the labels.{shown}"
+            f"{level} interval on them: Korn–Graubard for rates in [0, 1], else t) and micro (×); K per group in the labels.{shown}"
         )
     if key == "T3":
         return (

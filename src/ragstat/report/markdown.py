@@ -81,7 +81,7 @@ def render_markdown(report: Report) -> str:
     lines += [f"- {escape(ESTIMAND_LABELS.get(e, e))}" for e in report.estimands]
     lines.append("")
     lines += _table(summary_table(report))
-    lines += ["## What to report (seed 000)", ""]
+    lines += ["## What to report (document-level reporting checklist)", ""]
     for i, item in enumerate(report.checklist, 1):
         lines.append(f"{i}. **{escape(item.label)}**: {escape(item.text)}")
     lines += ["", "## Figures (drawn in report.html)", ""]

@@ -238,25 +238,43 @@ def histogram(
     )
 
 
+def _stratum_interval(rh: np.ndarray, level: float, bounded: bool):
+    """(lower, upper) for the mean of one stratum's document rates; (None, None) when k < 2
+    or, for a rate strictly inside (0, 1), when the rates do not vary."""
+    from ragstat.inference import bounded as b
+
+    k, mean = rh.size, float(rh.mean()) if rh.size else 0.0
+    if k < 2:
+        return None, None
+    se = float(np.std(rh, ddof=1)) / math.sqrt(k)
+    if not bounded:
+        half = sps.t.ppf(0.5 + level / 2, k - 1) * se
+        return mean - half, mean + half
+    if mean <= 0 or mean >= 1:
+        return b.clopper_pearson_at_bound(mean, k, k - 1, level)
+    if se <= 1e-12:
+        return None, None
+    return b.korn_graubard_bounds(mean, se, k, k - 1, level)
+
+
 def stratum_rows(subject: str, stats: DocStats, level: float) -> tuple[StratumRow, ...]:
-    """T2: micro and macro per stratum, with a t interval on the stratum's document rates."""
+    """T2: micro and macro per stratum, with an interval on the stratum's document rates:
+    Korn–Graubard (never outside [0, 1]) for scores in [0, 1], else t with k − 1 df."""
     if stats.stratum is None:
         return ()
     labels, codes = np.unique(stats.stratum.astype(str), return_inverse=True)
     rows = []
     r = stats.r
+    bounded = stats.scores_within(0.0, 1.0)
     for i, label in enumerate(labels):
         mask = codes == i
-        rh, k = r[mask], int(mask.sum())
-        lo = hi = None
-        if k >= 2:
-            half = sps.t.ppf(0.5 + level / 2, k - 1) * float(np.std(rh, ddof=1)) / math.sqrt(k)
-            lo, hi = float(rh.mean() - half), float(rh.mean() + half)
+        rh = r[mask]
+        lo, hi = _stratum_interval(rh, level, bounded)
         rows.append(
             StratumRow(
                 subject=subject,
                 stratum=str(label),
-                K=k,
+                K=int(mask.sum()),
                 N=round(float(stats.n[mask].sum())),
                 micro=float(stats.s[mask].sum() / stats.n[mask].sum()),
                 macro=float(rh.mean()),

@@ -119,7 +119,7 @@ def _intervals(report: Report) -> Table:
         "se",
         "note",
     )
-    note = "★ recommended by seed 000's guide (or the design-based estimator)."
+    note = "★ the recommended interval (chosen by coverage on similar data, or the design-based estimator)."
     if any(b.honest is not None and b.honest.method != b.recommended for b in report.results):
         note += " ◆ shown in the summary because the recommended method was not computed."
     return Table("intervals", "All intervals", header, rows, note)

@@ -82,7 +82,7 @@ def simulation_summary(report: Report) -> Table:
         "narrowest method whose coverage is at least nominal − 2 Monte-Carlo SEs (above nominal "
         "is conservative, not a failure); when none is, the one with the highest coverage "
         "(nominal not reached). Naive methods and wald_effective_n are never recommended. "
-        "Reference method: seed 000's for SRS, the design-based estimator otherwise."
+        "Reference method: the document-level method guide's for SRS, the design-based estimator otherwise."
     )
     return Table("summary", "Summary", header, tuple(rows), note)
 

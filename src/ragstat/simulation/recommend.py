@@ -9,11 +9,10 @@ never recommended.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ragstat.inference.results import METHODS, NAIVE_METHODS
+from ragstat.inference.defaults import MC_SLACK, NEVER_RECOMMENDED, pick_row
 from ragstat.simulation.results import CoverageReport, MethodCoverage
 
 __all__ = ["NEVER_RECOMMENDED", "pick", "recommend", "verdict_text"]
@@ -23,42 +22,16 @@ CAVEAT = (
     "this census and design only, and the nominal level is not guaranteed."
 )
 
-#: Contrast-only methods and diagnostics: shown in the tables, never recommended.
-NEVER_RECOMMENDED = NAIVE_METHODS | {"wald_effective_n"}
-
-#: Monte-Carlo SEs of slack below nominal that still count as reaching it.
-MC_SLACK = 2.0
-
-
-def _threshold(r: MethodCoverage, level: float) -> float:
-    return level - MC_SLACK * r.coverage_se
-
-
-def _order(r: MethodCoverage) -> int:
-    return METHODS.index(r.method) if r.method in METHODS else len(METHODS)
-
-
-def _width(r: MethodCoverage) -> float:
-    w = r.mean_width
-    return w if w is not None and math.isfinite(w) else math.inf
-
 
 def pick(rows: Sequence[MethodCoverage], level: float) -> tuple[MethodCoverage, int] | None:
     """The recommended row among ``rows`` (one K and estimand) and how many reached the bar.
 
     Narrowest among coverage ≥ nominal − 2 MC SE (ties: higher coverage, then the stable
     method order); if none reached it, the highest coverage (ties: narrower). A count of 0
-    means nominal was not reached.
+    means nominal was not reached. The rule is shared with the built-in default
+    (:func:`ragstat.inference.defaults.pick_row`).
     """
-    rows = [r for r in rows if r.method not in NEVER_RECOMMENDED]
-    if not rows:
-        return None
-    eligible = [r for r in rows if r.coverage >= _threshold(r, level)]
-    if eligible:
-        best = min(eligible, key=lambda r: (_width(r), -r.coverage, _order(r), r.method))
-        return best, len(eligible)
-    best = min(rows, key=lambda r: (-r.coverage, _width(r), _order(r), r.method))
-    return best, 0
+    return pick_row(rows, level)
 
 
 def _points(x: float) -> str:

@@ -1,0 +1,244 @@
+"""The built-in default interval: a coverage table measured on similar data.
+
+``data/coverage_table.json`` (written by ``scripts/make_coverage_table.py``) holds the
+coverage, Monte-Carlo SE and mean width of every method at K = 5, 10, 20, 40, 80 on three
+BM25 self-retrieval censuses (hit@1). The rule is the simulator's (``simulation/recommend``):
+pooled over the corpora at the nearest tabulated K, the narrowest method whose coverage is at
+least nominal − 2 MC SE; if none, the highest coverage; naive methods and the effective-n
+diagnostic never. For a bounded score (known in [0, 1]) the recommended interval must lie in
+the range: when the table's pick leaves it on this sample, the best method that cannot leave
+it (logit, Korn–Graubard, percentile bootstrap) is recommended instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Protocol, TypeVar
+
+from ragstat.inference.results import METHODS, NAIVE_METHODS
+
+__all__ = [
+    "BOUNDED_METHODS",
+    "GUIDE",
+    "MC_SLACK",
+    "NEVER_RECOMMENDED",
+    "TABLE_LEVEL",
+    "Choice",
+    "Row",
+    "coverage_table",
+    "default_choice",
+    "pick_row",
+]
+
+#: Contrast-only methods and diagnostics: shown in the tables, never recommended.
+NEVER_RECOMMENDED = NAIVE_METHODS | {"wald_effective_n"}
+#: Monte-Carlo SEs of slack below nominal that still count as reaching it.
+MC_SLACK = 2.0
+#: Methods whose interval cannot leave [0, 1] for scores in [0, 1].
+BOUNDED_METHODS = frozenset({"logit", "logit_cr2_bm", "korn_graubard", "doc_bootstrap_percentile"})
+#: Seed 000's method guide: the fixed choice outside the table's level.
+GUIDE = {"micro": "cr2_bm", "macro": "t_rates"}
+#: The only level the table was measured at.
+TABLE_LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Row:
+    """One method's coverage at one K and estimand (pooled, or of one simulation)."""
+
+    method: str
+    coverage: float
+    coverage_se: float
+    mean_width: float | None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The default method for one estimand and why: ``note`` is the sentence shown."""
+
+    method: str | None
+    coverage: float | None
+    K: int | None
+    corpora: tuple[str, ...]
+    note: str
+    reached: bool = True
+
+
+class _Scored(Protocol):
+    @property
+    def method(self) -> str: ...
+    @property
+    def coverage(self) -> float: ...
+    @property
+    def coverage_se(self) -> float: ...
+    @property
+    def mean_width(self) -> float | None: ...
+
+
+R = TypeVar("R", bound=_Scored)
+
+
+def _order(r: _Scored) -> int:
+    return METHODS.index(r.method) if r.method in METHODS else len(METHODS)
+
+
+def _width(r: _Scored) -> float:
+    w = r.mean_width
+    return w if w is not None and math.isfinite(w) else math.inf
+
+
+def pick_row(rows: Iterable[R], level: float) -> tuple[R, int] | None:
+    """The recommended row and how many reached the bar (0: nominal not reached).
+
+    Narrowest among coverage ≥ nominal − 2 MC SE (ties: higher coverage, then the stable
+    method order); if none reached it, the highest coverage (ties: narrower). Naive methods
+    and wald_effective_n are never picked.
+    """
+    rows = [r for r in rows if r.method not in NEVER_RECOMMENDED]
+    if not rows:
+        return None
+    eligible = [r for r in rows if r.coverage >= level - MC_SLACK * r.coverage_se]
+    if eligible:
+        best = min(eligible, key=lambda r: (_width(r), -r.coverage, _order(r), r.method))
+        return best, len(eligible)
+    best = min(rows, key=lambda r: (-r.coverage, _width(r), _order(r), r.method))
+    return best, 0
+
+
+@lru_cache(maxsize=1)
+def coverage_table() -> dict | None:
+    """The packaged coverage table (read once); None when it is missing, e.g. while
+    ``scripts/make_coverage_table.py`` builds it."""
+    path = resources.files("ragstat.inference").joinpath("data/coverage_table.json")
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _table() -> dict:
+    table = coverage_table()
+    if table is None:
+        raise LookupError("the built-in coverage table is missing")
+    return table
+
+
+def nearest_k(K: int, ks: Iterable[int]) -> int:
+    """The tabulated K nearest to ``K`` on the log scale (ties: the smaller)."""
+    return min(ks, key=lambda k: (abs(math.log(k / max(K, 1))), k))
+
+
+@lru_cache(maxsize=64)
+def pooled_rows(estimand: str, k: int) -> tuple[Row, ...]:
+    """Per method, coverage and width averaged over the corpora at tabulated ``k``; the MC
+    SE of that average is √(Σ SE²) / C. Methods missing from any corpus are left out."""
+    corpora = _table()["corpora"]
+    cells = [c["by_k"][str(k)][estimand] for c in corpora.values()]
+    common = set.intersection(*(set(c) for c in cells))
+    rows = []
+    for method in sorted(common):
+        cs = [c[method] for c in cells]
+        widths = [x["mean_width"] for x in cs]
+        rows.append(
+            Row(
+                method,
+                sum(x["coverage"] for x in cs) / len(cs),
+                math.sqrt(sum(x["mc_se"] ** 2 for x in cs)) / len(cs),
+                None if None in widths else sum(widths) / len(widths),
+            )
+        )
+    return tuple(rows)
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f} %"
+
+
+def _from_table(
+    estimand: str, K: int, available: set[str], level: float
+) -> tuple[Choice, str] | None:
+    """The table's pick among ``available`` and the sentence saying how it did."""
+    table = _table()
+    k = nearest_k(K, table["settings"]["ks"])
+    corpora = tuple(table["corpora"])
+    found = pick_row([r for r in pooled_rows(estimand, k) if r.method in available], level)
+    if found is None:
+        return None
+    best, n = found
+    if n:
+        text = (
+            f"on similar data ({len(corpora)} corpora) this method covered "
+            f"{_pct(best.coverage)} at K = {k}"
+        )
+    else:
+        text = (
+            f"with K = {K} documents no method reaches {level * 100:g} % on similar data "
+            f"(best: {best.method}, {_pct(best.coverage)})"
+        )
+    return Choice(best.method, best.coverage, k, corpora, text, n > 0), text
+
+
+def _guide(estimand: str, available: set[str], level: float, why: str = "") -> Choice | None:
+    method = GUIDE.get(estimand)
+    if method not in available:
+        return None
+    why = why or (
+        f"the built-in coverage table applies to {TABLE_LEVEL * 100:g} % intervals, "
+        f"not {level * 100:g} %"
+    )
+    return Choice(method, None, None, (), f"seed 000's method guide; {why}")
+
+
+def default_choice(
+    estimand: str,
+    K: int,
+    level: float,
+    bounded: bool,
+    available: set[str],
+    outside: Iterable[str] = (),
+) -> Choice:
+    """The default method for ``estimand`` with ``K`` documents among ``available``.
+
+    At 95 % the table's rule (module doc); at another level seed 000's guide (CR2 for micro,
+    t on rates for macro). ``bounded``: scores known in [0, 1]; ``outside`` names the methods
+    whose interval on this sample leaves [0, 1], and when the pick is one of them the best
+    range-respecting method (table order) replaces it.
+    """
+    available = set(available) - NEVER_RECOMMENDED
+    outside = set(outside) if bounded else set()
+    if coverage_table() is None:
+        missing = _guide(estimand, available, level, "the built-in coverage table is missing")
+        return missing or Choice(None, None, None, (), "no requested method can be recommended")
+    if math.isclose(level, TABLE_LEVEL):
+        first = _from_table(estimand, K, available, level)
+        choice = None if first is None else first[0]
+    else:
+        choice = _guide(estimand, available, level)
+    if choice is not None and choice.method not in outside:
+        return choice
+    return _in_range(estimand, K, level, available - outside, choice)
+
+
+def _in_range(estimand: str, K: int, level: float, inside: set[str], was: Choice | None) -> Choice:
+    """The best method whose interval stays in [0, 1] (bounded ones first)."""
+    pool = (inside & BOUNDED_METHODS) or inside
+    found = _from_table(estimand, K, pool, TABLE_LEVEL)
+    if found is None:
+        return Choice(None, None, None, (), "no requested method can be recommended")
+    choice, text = found
+    if was is not None:
+        text = f"{was.method}'s interval leaves [0, 1], so the best range-respecting method: {text}"
+    if not math.isclose(level, TABLE_LEVEL):
+        text += f" (table measured at {TABLE_LEVEL * 100:g} %)"
+    return Choice(choice.method, choice.coverage, choice.K, choice.corpora, text, choice.reached)
+
+
+def choices_note(choices: Mapping[str, Choice]) -> list[str]:
+    """Warning lines for the estimands where no method reached nominal on similar data."""
+    return [
+        f"{est}: {c.note}" for est, c in choices.items() if c.method is not None and not c.reached
+    ]
