@@ -47,3 +47,29 @@ def test_score_range_not_containing_the_data_is_exit_2(table, capsys):
     assert main(["interval", str(table), "--score-range", "0,0.5"]) == 2
     err = capsys.readouterr().err
     assert "the scores run from 0 to 1" in err and err.count("\n") == 1
+
+
+def test_item_scores_near_one_get_a_recommended_interval_inside_0_1():
+    """`ragstat generation` printed refusal_recall [0.738, 1.051]: a CR2 interval on a rate
+    near 1 with few clusters. The recommended interval is now chosen among bounded ones."""
+    from ragstat.cli.items import score_intervals
+
+    rng = np.random.default_rng(4)
+    ids = [f"i{i}" for i in range(24)]
+    rows = [{"id": i, "doc": f"d{k % 6}"} for k, i in enumerate(ids)]
+    values = (rng.random(24) < 0.93).astype(float)
+    out = score_intervals({"refusal_recall": (ids, values)}, rows, "doc", reps=199)
+    entry = out["scores"]["refusal_recall"]
+    shown = next(i for i in entry["intervals"] if i["method"] == entry["recommended"])
+    assert 0 <= shown["lower"] <= shown["upper"] <= 1, shown
+
+
+def test_evaluate_shows_the_recommended_interval_inside_0_1(capsys):
+    from pathlib import Path
+
+    ir = Path(__file__).parent / "reference" / "ir"
+    argv = ["evaluate", "--qrels", str(ir / "qrels.trec"), "--run", str(ir / "run_a.trec")]
+    assert main([*argv, "--metrics", "hit@1,p@5", "--bootstrap-reps", "199", "--json"]) == 0
+    for m in json.loads(capsys.readouterr().out)["metrics"].values():
+        shown = next(i for i in m["intervals"] if i["method"] == m["recommended"])
+        assert 0 <= shown["lower"] <= shown["upper"] <= 1, shown

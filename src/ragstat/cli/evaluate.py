@@ -19,6 +19,10 @@ from ragstat.inference.verdict import cluster_noun, verdicts
 from ragstat.records import aggregate_arrays
 
 METHODS_DEFAULT = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
+#: Per-run metrics (in [0, 1]) also get the bounded intervals, among which the recommended
+#: one is chosen, so no metric shows an impossible interval.
+METHODS_RUN = (*METHODS_DEFAULT, "cr1", "doc_bootstrap_percentile", "logit", "korn_graubard",
+               "logit_cr2_bm")  # fmt: skip
 
 
 def _metric_result(values: pd.Series, clusters: pd.Series, name: str, level, seed, reps) -> dict:
@@ -33,12 +37,13 @@ def _metric_result(values: pd.Series, clusters: pd.Series, name: str, level, see
             "intervals": [],
             "note": "fewer than two clusters: no interval",
         }
-    rep = analyze(stats, level=level, methods=METHODS_DEFAULT, seed=seed, bootstrap_reps=reps)
+    rep = analyze(stats, level=level, methods=METHODS_RUN, seed=seed, bootstrap_reps=reps)
     d = rep.to_dict()
     return {
         "mean": d["estimands"]["micro"]["estimate"],
         "queries": int(ok.sum()),
         "clusters": stats.K,
+        "recommended": d["estimands"]["micro"]["recommended"],
         "intervals": d["estimands"]["micro"]["intervals"],
         "macro": d["estimands"]["macro"],
         "warnings": d["warnings"],

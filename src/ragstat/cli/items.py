@@ -13,7 +13,12 @@ from ragstat.errors import InputError
 from ragstat.inference import analyze
 from ragstat.records import aggregate_arrays
 
-METHODS = ("cr2_bm", "t_rates", "doc_bootstrap_t", "wald_iid")
+#: The clustered methods, the bounded ones (a score in [0, 1] never gets an impossible
+#: interval: the recommended one is chosen among these) and the naive contrast.
+METHODS = (
+    "cr2_bm", "cr1", "t_rates", "doc_bootstrap_t", "doc_bootstrap_percentile",
+    "logit", "korn_graubard", "logit_cr2_bm", "wald_iid",
+)  # fmt: skip
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -83,7 +88,9 @@ def score_intervals(
             entry["clusters"] = stats.K
             if stats.K >= 2:
                 rep = analyze(stats, level=level, methods=METHODS, seed=seed, bootstrap_reps=reps)
-                entry["intervals"] = rep.to_dict()["estimands"]["micro"]["intervals"]
+                micro = rep.to_dict()["estimands"]["micro"]
+                entry["intervals"] = micro["intervals"]
+                entry["recommended"] = micro["recommended"]
         out[name] = entry
     return {"scores": out, "clustering": note}
 
@@ -99,18 +106,16 @@ def emit(result: dict, as_json: bool, title: str) -> None:
 
     console = make_console()
     t = Table(title=literal(title), title_justify="left")
-    for col in ("score", "mean", "n", "not scored", "clusters", "95% CR2", "naive iid"):
+    for col in ("score", "mean", "n", "not scored", "clusters", "95% recommended", "naive iid"):
         t.add_column(col, justify="left" if col == "score" else "right")
     for name, e in result["scores"].items():
         ivs = {iv["method"]: iv for iv in e["intervals"]}
 
-        def ci(m: str, ivs=ivs) -> str:
+        def ci(m: str, ivs=ivs, named: bool = False) -> str:
             iv = ivs.get(m)
-            return (
-                "—"
-                if iv is None or iv["lower"] is None
-                else f"[{iv['lower']:.3f}, {iv['upper']:.3f}]"
-            )
+            if iv is None or iv["lower"] is None:
+                return "—"
+            return f"[{iv['lower']:.3f}, {iv['upper']:.3f}]" + (f" {m}" if named else "")
 
         t.add_row(
             literal(name),
@@ -118,7 +123,7 @@ def emit(result: dict, as_json: bool, title: str) -> None:
             str(e["n"]),
             str(e["not_scored"]),
             str(e.get("clusters", "—")),
-            ci("cr2_bm"),
+            ci(e.get("recommended") or "cr2_bm", named=True),
             ci("wald_iid"),
         )
     console.print(t)

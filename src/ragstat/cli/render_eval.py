@@ -16,12 +16,12 @@ from ragstat.inference.verdict import (
 )
 
 
-def _ci(intervals: list[dict], method: str) -> str:
+def _ci(intervals: list[dict], method: str, named: bool = False) -> str:
     for iv in intervals:
         if iv["method"] == method:
-            return (
-                "unavailable" if iv["lower"] is None else f"[{iv['lower']:.4f}, {iv['upper']:.4f}]"
-            )
+            if iv["lower"] is None:
+                return "unavailable"
+            return f"[{iv['lower']:.4f}, {iv['upper']:.4f}]" + (f" {method}" if named else "")
     return "—"
 
 
@@ -42,7 +42,7 @@ def _run_table(name: str, res: dict, console: Console, head: str) -> None:
             literal(metric),
             mean,
             str(m.get("clusters", "—")),
-            _ci(m["intervals"], "cr2_bm"),
+            _ci(m["intervals"], m.get("recommended") or "cr2_bm", named=True),
             _ci(m["intervals"], "wald_iid"),
         )
     console.print(t, emoji=False)
@@ -90,7 +90,7 @@ def print_evaluation(out: dict, console: Console | None = None) -> None:
     console.print(literal(out["clustering"]["note"]))
     runs = out.get("runs") or {out["run"]: out}
     unit = "queries as clusters" if out["clustering"]["by"] == "query" else "clustered"
-    head = f"{out['level'] * 100:g}% CR2 ({unit})"
+    head = f"{out['level'] * 100:g}% recommended ({unit})"
     for name, res in runs.items():
         _run_table(name, res, console, head)
         for w in res.get("warnings", []):
