@@ -40,9 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragstat.errors import InputError
-from ragstat.records.docstats import DocStats
 
-__all__ = ["QuerySample", "check_sample_spec", "expand_stats", "parse_sample_queries", "sample"]
+__all__ = ["QuerySample", "check_sample_spec", "parse_sample_queries", "sample"]
 
 DESIGN = "two-stage: documents, then chunks within each document"
 
@@ -163,26 +162,3 @@ def sample(query_doc: np.ndarray, spec: int | float, seed: int) -> QuerySample:
     keep = np.zeros(total, dtype=bool)
     keep[order[rank < m[codes[order]]]] = True
     return QuerySample(keep=keep, n=n, m=m, fraction=f, spec=spec, seed=int(seed))
-
-
-def expand_stats(stats: DocStats, weight_sums: np.ndarray) -> DocStats:
-    """Per-document totals of a within-document sample expanded to the document's n_d.
-
-    ``stats`` aggregates the sampled queries (n = m_d); ``weight_sums`` are the
-    per-document sums of the weights n_d / m_d (= n_d, up to rounding), in the
-    same document order. Returns (n_d, n_d·ȳ_d, n_d·q_d/m_d …): the micro ratio is
-    the weighted one and the macro rates ȳ_d are unchanged.
-    """
-    n_pop = np.round(np.asarray(weight_sums, dtype=np.float64))
-    g = n_pop / stats.n
-    return DocStats(
-        doc_id=stats.doc_id,
-        n=n_pop,
-        s=stats.s * g,
-        q=stats.q * g,
-        binary=False,
-        score_range=stats.score_range,
-        stratum=stats.stratum,
-        score=stats.score,
-        w=None if stats.w is None else stats.w * g,
-    )
