@@ -59,7 +59,7 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     return verb
 
 
-for _name, _verb in {
+_VERBS: dict[str, Callable[..., Any]] = {
     "interval": interval.interval,
     "compare": compare.compare,
     "plan": plan.plan,
@@ -72,7 +72,8 @@ for _name, _verb in {
     "study": study.study,
     "demo": study.demo,
     "report": report.report,
-}.items():
+}
+for _name, _verb in _VERBS.items():
     app.command(_name)(_guarded(_verb))
 app.add_typer(runs_app, name="runs")
 

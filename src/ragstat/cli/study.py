@@ -87,11 +87,11 @@ def _run(
     from ragstat.report import report_from_study
     from ragstat.study import StudyConfig, run_study, write_study
 
-    config = StudyConfig(**config)
+    study_config = StudyConfig(**config)
     show = not quiet and not as_json and sys.stderr.isatty()
     name = corpus_name if corpus_name == "demo" else absolute(corpus_name)
     scale = scale or Scale()
-    settings = {"corpus": name, **config.to_dict(), "seed": seed, "strata": strata}
+    settings = {"corpus": name, **study_config.to_dict(), "seed": seed, "strata": strata}
     settings["engine"] = scale.engine
     inputs = {"corpus": Path(corpus_name)} if corpus_name != "demo" else {}
     with recorded(command, settings, inputs=inputs, out=out, force=force) as log:
@@ -102,7 +102,7 @@ def _run(
             index_dir = scale.index_dir or (_staged_index(out, log.out) if scale.batched else None)
             study = run_study(
                 corpus,
-                config,
+                study_config,
                 progress=say,
                 executor=executor,
                 index_dir=index_dir,

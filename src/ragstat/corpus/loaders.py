@@ -225,7 +225,8 @@ def _walk(folder: Path, exclude: Sequence[Path]) -> tuple[list[tuple[str, Path]]
     """Files under ``folder`` by relative path, and the output folders left out of the walk
     (``exclude``, and any folder a ragstat run wrote: a study never reads its own output)."""
     skip = {p.absolute() for p in exclude}
-    files, skipped = [], []
+    files: list[str] = []
+    skipped: list[str] = []
     for root, dirs, names in os.walk(folder):
         here = Path(root)
         for d in sorted(dirs):

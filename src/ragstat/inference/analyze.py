@@ -196,7 +196,7 @@ def recommend(
         why = "the built-in coverage table covers scores in [0, 1]"
         if bounded:
             why = "none of the computed methods can be recommended"
-        return Choice(method, None, None, (), f"seed 000's method guide ({why})")
+        return Choice(method, None, None, (), f"the document-level method guide ({why})")
     outside = {iv.method for iv in intervals if iv.outside_range}
     return default_choice(estimand, K, level, bounded, available, outside)
 

@@ -190,7 +190,7 @@ def _guide(estimand: str, available: set[str], level: float, why: str = "") -> C
         f"the built-in coverage table applies to {TABLE_LEVEL * 100:g} % intervals, "
         f"not {level * 100:g} %"
     )
-    return Choice(method, None, None, (), f"seed 000's method guide; {why}")
+    return Choice(method, None, None, (), f"the document-level method guide; {why}")
 
 
 def default_choice(

@@ -28,6 +28,7 @@ from dataclasses import replace
 import numpy as np
 import scipy.stats as sps
 
+from ragstat.errors import InputError
 from ragstat.inference.analyze import APPLICABLE, analyze
 from ragstat.inference.results import EstimandResult, Interval, IntervalReport
 from ragstat.records.docstats import DocStats
@@ -115,7 +116,8 @@ def se_df_cr2_weighted(n: np.ndarray, m: np.ndarray, u: np.ndarray) -> tuple[flo
 
 def cr2_weighted(stats: DocStats, level: float, fpc: float = 1.0) -> Interval:
     """The micro ``cr2_bm`` interval of expanded totals (``stats.m`` set), t(ν)."""
-    assert stats.m is not None
+    if stats.m is None:
+        raise InputError("cr2_weighted needs expanded totals (DocStats.m, the queries scored)")
     theta = float(stats.s.sum() / stats.n.sum())
     se, df = se_df_cr2_weighted(stats.n, stats.m, stats.s - theta * stats.n)
     se *= np.sqrt(fpc)

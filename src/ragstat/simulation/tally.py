@@ -104,7 +104,13 @@ class RunningTally:
     """
 
     def __init__(
-        self, k: int, estimand: str, method: str, target: float, reps: int, seed: object = 0
+        self,
+        k: int,
+        estimand: str,
+        method: str,
+        target: float,
+        reps: int,
+        seed: int | np.random.SeedSequence = 0,
     ) -> None:
         self.k, self.estimand, self.method, self.target = k, estimand, method, target
         self.exact = reps <= EXACT_REPS
