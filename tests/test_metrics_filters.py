@@ -14,11 +14,11 @@ from ragstat.metrics.filters import (
     RecallAtK,
     document_exclusions,
     false_exclusion,
+    predicate_precision_recall,
     recall_at_k_correct,
     recall_at_k_filtered_gold,
     select_ids,
 )
-from ragstat.metrics.predicates import predicate_precision_recall
 
 # seed 004, "A taxa de falsa exclusão pelo filtro": the worked example, verbatim
 DOCS = [

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from ragstat.errors import InputError
-from ragstat.metrics.fusion import RerankDelta, rerank_delta, rrf_fuse
+from ragstat.metrics import Run, evaluate, parse_metric, qrels_from_dict
+from ragstat.metrics.ir import RerankDelta, rerank_delta, rrf_fuse
 from ragstat.retrieval.base import SearchResult
 from ragstat.retrieval.fusion import rrf as rrf_indices
 
@@ -235,3 +236,23 @@ def test_rerank_delta_bad_input():
         rerank_delta({"q1": {"d3": "1"}}, RUNS, RUNS)
     with pytest.raises(InputError, match="before must be a mapping"):
         rerank_delta(QRELS, [RUNS["q1"]], RUNS)
+
+
+def test_rerank_delta_shares_the_parser_and_kernels_of_evaluate():
+    """Same metric parser (canonical names) and the same kernels: values equal to the bit."""
+    rng = np.random.default_rng(11)
+    docs = [f"d{i}" for i in range(12)]
+    qrels = {
+        f"q{i}": {d: int(g) for d, g in zip(docs, rng.integers(-1, 4, len(docs)), strict=True)}
+        for i in range(8)
+    }
+    before = {q: [str(d) for d in rng.permutation(docs)] for q in qrels}
+    after = {q: [str(d) for d in rng.permutation(ranked)] for q, ranked in before.items()}
+    judged = qrels_from_dict(qrels)
+    for typed in ("nDCG@5", "ndcg", "RR@3", "mrr", "precision@4"):
+        res = rerank_delta(qrels, before, after, typed)
+        assert res.metric == parse_metric(typed).name  # "RR@3" → "mrr@3", "precision@4" → "p@4"
+        for rankings, values in ((before, res.before), (after, res.after)):
+            run = Run({q: [(d, 0.0) for d in ranked] for q, ranked in rankings.items()})
+            want = evaluate(judged, run, typed).values(typed).loc[list(res.query_ids)]
+            np.testing.assert_array_equal(values, want.to_numpy())

@@ -9,33 +9,29 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
+from ragstat.adapters import OpenAICompatibleJudge
 from ragstat.errors import InputError
 from ragstat.metrics.generation import (
+    BudgetExceeded,
     FaithfulnessJudgment,
+    InvalidResponse,
+    Judge,
+    JudgeBudget,
+    ReplayJudge,
     citation_scores,
-    faithfulness,
-    refusal_correctness,
-)
-from ragstat.metrics.generation_text import (
     exact_match,
+    faithfulness,
     normalize_answer,
+    parse_judgment,
     position_bias,
+    prompt_hash,
+    refusal_correctness,
+    run_judge,
     short_answer_scores,
     token_f1,
     unseen_entities,
     unseen_entity_flag,
     unseen_entity_flags,
-)
-from ragstat.metrics.judges import (
-    BudgetExceeded,
-    InvalidResponse,
-    Judge,
-    JudgeBudget,
-    OpenAICompatibleJudge,
-    ReplayJudge,
-    parse_judgment,
-    prompt_hash,
-    run_judge,
     write_replay,
 )
 

@@ -145,7 +145,7 @@ def evaluate(
     """Evaluate runs against qrels; per-metric means with clustered intervals (paired with two runs)."""
     from ragstat.metrics import evaluate as evaluate_runs
     from ragstat.metrics import parse_metric, read_qrels, read_run
-    from ragstat.metrics.clustering import cluster_queries
+    from ragstat.metrics.ir import cluster_queries
 
     typed = [m.strip() for m in metrics.split(",") if m.strip()]
     if not typed:

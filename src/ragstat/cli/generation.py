@@ -34,8 +34,13 @@ def _as_scores(
 
 
 def _scores(rows: list[dict]) -> tuple[dict, list[str]]:
-    from ragstat.metrics.generation import citation_scores, faithfulness, refusal_correctness
-    from ragstat.metrics.generation_text import short_answer_scores, unseen_entity_flags
+    from ragstat.metrics.generation import (
+        citation_scores,
+        faithfulness,
+        refusal_correctness,
+        short_answer_scores,
+        unseen_entity_flags,
+    )
 
     order = [str(r["id"]) for r in rows]
     out, notes = {}, []

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragstat.arrays import frozen_array
 from ragstat.corpus.document import Chunk, Corpus, Document
 from ragstat.errors import InputError
 
@@ -82,12 +83,6 @@ def query_text(chunk_text: str, query_words: int = DEFAULT_QUERY_WORDS) -> str:
     return " ".join(split_words(chunk_text)[:size])
 
 
-def _frozen(values: list[int]) -> np.ndarray:
-    array = np.asarray(values, dtype=np.int64)
-    array.flags.writeable = False
-    return array
-
-
 @dataclass(frozen=True, eq=False)
 class ChunkTable:
     """Every chunk of a corpus as parallel columns, in corpus order (the index order).
@@ -149,11 +144,11 @@ def chunk_corpus(corpus: Corpus, chunk_words: int = DEFAULT_CHUNK_WORDS) -> Chun
     return ChunkTable(
         chunk_id=tuple(chunk_id),
         doc_id=tuple(doc_id),
-        doc_index=_frozen(doc_index),
-        position=_frozen(position),
+        doc_index=frozen_array(doc_index, np.int64),
+        position=frozen_array(position, np.int64),
         text=tuple(text),
-        n_words=_frozen(n_words),
-        chunks_per_doc=_frozen(per_doc),
+        n_words=frozen_array(n_words, np.int64),
+        chunks_per_doc=frozen_array(per_doc, np.int64),
         doc_ids=tuple(doc.doc_id for doc in corpus.documents),
         chunk_words=size,
     )

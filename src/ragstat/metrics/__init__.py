@@ -1,33 +1,41 @@
-"""Per-query metric kernels (see DESIGN.md): IR metrics over qrels and runs.
+"""Per-query metric kernels (see DESIGN.md), in subpackages by family; one kernel per formula.
 
-``read_qrels`` / ``read_run`` (TREC, JSONL, CSV, Parquet), ``evaluate`` with
-metric names as users type them (``ndcg@10``, ``recall@10``, ``mrr``, …).
+* :mod:`ragstat.metrics.ir` — IR metrics over qrels and runs: ``evaluate`` with metric
+  names as users type them (``ndcg@10``, ``recall@10``, ``mrr``, …), run-level RRF,
+  reranking deltas on the same parser and kernels, query clustering;
+* :mod:`ragstat.metrics.filters` — filter false exclusion, predicate precision/recall;
+* :mod:`ragstat.metrics.generation` — faithfulness, citations, refusals, short answers,
+  the unseen-entity flag, position bias, and the LLM-judge protocol;
+* :mod:`ragstat.metrics.ontology` — hierarchy-aware scores, entity linking, conformance;
+* :mod:`ragstat.metrics.ingestion` — extraction fidelity, Unicode drift, chunks, dedup;
+* :mod:`ragstat.metrics.system` — latency, calibration, caches, cost, ANN recall, drift.
+
+`Qrels` / `Run` and ``read_qrels`` / ``read_run`` (TREC, JSONL, CSV, Parquet) live in
+:mod:`ragstat.records.qrels` and are re-exported here.
 """
 
-from ragstat.metrics.clustering import Clustering, cluster_queries
 from ragstat.metrics.filters import (
     DocumentExclusions,
     FalseExclusion,
+    PredicatePrecisionRecall,
     RecallAtK,
     document_exclusions,
     false_exclusion,
+    predicate_precision_recall,
     recall_at_k_correct,
     select_ids,
 )
-from ragstat.metrics.fusion import RERANK_METRICS, RerankDelta, rerank_delta, rrf_fuse
 from ragstat.metrics.generation import (
     CitationScores,
     Faithfulness,
     FaithfulnessJudgment,
     RefusalCorrectness,
-    citation_scores,
-    faithfulness,
-    refusal_correctness,
-)
-from ragstat.metrics.generation_text import (
     ShortAnswerScores,
+    citation_scores,
     exact_match,
+    faithfulness,
     position_bias,
+    refusal_correctness,
     short_answer_scores,
     token_f1,
     unseen_entity_flags,
@@ -44,11 +52,17 @@ from ragstat.metrics.ingestion import (
 )
 from ragstat.metrics.ir import (
     METRIC_NAMES,
+    RERANK_METRICS,
+    Clustering,
     EvaluationTable,
     Metric,
     QueryCounts,
+    RerankDelta,
+    cluster_queries,
     evaluate,
     parse_metric,
+    rerank_delta,
+    rrf_fuse,
 )
 from ragstat.metrics.ontology import (
     Taxonomy,
@@ -59,17 +73,6 @@ from ragstat.metrics.ontology import (
     vocabulary_conformance,
     wu_palmer,
 )
-from ragstat.metrics.predicates import PredicatePrecisionRecall, predicate_precision_recall
-from ragstat.metrics.runs import (
-    Qrels,
-    Run,
-    qrels_from_dict,
-    qrels_from_frame,
-    read_qrels,
-    read_run,
-    run_from_dict,
-    run_from_frame,
-)
 from ragstat.metrics.system import (
     ann_recall,
     cache_hit_rates,
@@ -79,6 +82,16 @@ from ragstat.metrics.system import (
     mmd_drift,
     proportion_margin,
     read_spans,
+)
+from ragstat.records.qrels import (
+    Qrels,
+    Run,
+    qrels_from_dict,
+    qrels_from_frame,
+    read_qrels,
+    read_run,
+    run_from_dict,
+    run_from_frame,
 )
 
 __all__ = [

@@ -13,66 +13,32 @@
 * :func:`hierarchy_confusion` — count_sibling / total_errors, count_parent /
   total_errors, count_descendant / total_errors (and ancestor, other).
 
-Entity linking with NIL, schema validity and vocabulary conformance live in
-:mod:`ragstat.metrics.ontology_conformance` and are re-exported here. Every
-per-item result is a frozen dataclass with ``item_ids`` and read-only numpy
+Entity linking with NIL lives in :mod:`ragstat.metrics.ontology.linking`, schema
+validity and vocabulary conformance in :mod:`ragstat.metrics.ontology.conformance`,
+the taxonomy DAG in :mod:`ragstat.metrics.ontology.taxonomy`. Every per-item result is a frozen dataclass with ``item_ids`` and read-only numpy
 arrays; ``records()`` gives ``item_id → value`` for clustered intervals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from ragstat.arrays import frozen_array, ratios
 from ragstat.errors import InputError
-from ragstat.metrics.ontology_conformance import (
-    EntityLinking,
-    SchemaValidity,
-    VocabularyConformance,
-    entity_linking,
-    schema_validity,
-    vocabulary_conformance,
-)
-from ragstat.metrics.ontology_taxonomy import RELATIONS, Taxonomy
+from ragstat.metrics import rates
+from ragstat.metrics.ontology.taxonomy import RELATIONS, Taxonomy
 
 __all__ = [
-    "RELATIONS",
-    "EntityLinking",
     "HierarchicalPRF",
     "HierarchyConfusion",
-    "SchemaValidity",
-    "Taxonomy",
-    "VocabularyConformance",
     "WuPalmer",
-    "entity_linking",
     "hierarchical_prf",
     "hierarchy_confusion",
-    "schema_validity",
-    "vocabulary_conformance",
     "wu_palmer",
 ]
-
-
-def _frozen(values: Sequence, dtype: object) -> np.ndarray:
-    arr = np.asarray(values, dtype=dtype)
-    arr.flags.writeable = False
-    return arr
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """Element-wise num/den with NaN where den == 0 (per-item undefined)."""
-    out = np.full(num.shape, np.nan)
-    np.divide(num, den, out=out, where=den > 0)
-    out.flags.writeable = False
-    return out
-
-
-def _micro(num: int, den: int, what: str) -> float:
-    if den == 0:
-        raise InputError(f"{what}: empty denominator")
-    return num / den
 
 
 def _check_maps(predicted: object, gold: object, what: str) -> None:
@@ -115,30 +81,29 @@ class HierarchicalPRF:
 
     @property
     def hp(self) -> np.ndarray:
-        return _ratio(self.overlap, self.n_predicted)
+        return ratios(self.overlap, self.n_predicted)
 
     @property
     def hr(self) -> np.ndarray:
-        return _ratio(self.overlap, self.n_gold)
+        return ratios(self.overlap, self.n_gold)
 
     @property
     def hf1(self) -> np.ndarray:
-        return _ratio(2 * self.overlap, self.n_predicted + self.n_gold)
+        return ratios(2 * self.overlap, self.n_predicted + self.n_gold)
 
     @property
     def precision(self) -> float:
-        return _micro(
+        return rates.rate(
             int(self.overlap.sum()), int(self.n_predicted.sum()), "hierarchical precision"
         )
 
     @property
     def recall(self) -> float:
-        return _micro(int(self.overlap.sum()), int(self.n_gold.sum()), "hierarchical recall")
+        return rates.rate(int(self.overlap.sum()), int(self.n_gold.sum()), "hierarchical recall")
 
     @property
     def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+        return rates.f1(self.precision, self.recall)
 
     def records(self, metric: str = "hf1") -> dict[str, float]:
         """``item_id → value`` of ``hp``, ``hr`` or ``hf1``."""
@@ -172,9 +137,9 @@ def hierarchical_prf(
         n_gold.append(len(t))
     return HierarchicalPRF(
         item_ids=tuple(gold),
-        overlap=_frozen(overlap, np.int64),
-        n_predicted=_frozen(n_pred, np.int64),
-        n_gold=_frozen(n_gold, np.int64),
+        overlap=frozen_array(overlap, np.int64),
+        n_predicted=frozen_array(n_pred, np.int64),
+        n_gold=frozen_array(n_gold, np.int64),
         missing=tuple(i for i in gold if i not in predicted),
     )
 
@@ -211,7 +176,8 @@ def wu_palmer(
     prediction scores 0.
     """
     _check_maps(predicted, gold, "wu_palmer")
-    sims, lcas = [], []
+    sims: list[float] = []
+    lcas: list[str | None] = []
     for item, label in gold.items():
         g = _single(taxonomy, label, f"gold, item {item!r}")
         if item not in predicted:
@@ -223,7 +189,7 @@ def wu_palmer(
         lcas.append(taxonomy.lca(p, g))
     return WuPalmer(
         item_ids=tuple(gold),
-        similarity=_frozen(sims, np.float64),
+        similarity=frozen_array(sims, np.float64),
         lca=tuple(lcas),
         missing=tuple(i for i in gold if i not in predicted),
     )
@@ -272,10 +238,10 @@ def hierarchy_confusion(
             continue
         p = _single(taxonomy, predicted[item], f"predicted, item {item!r}")
         rel.append(taxonomy.relation(p, g))
-    relation = _frozen(rel, np.str_)
+    relation = frozen_array(rel, np.str_)
     return HierarchyConfusion(
         item_ids=tuple(gold),
         relation=relation,
-        wrong=_frozen([r not in ("correct", "missing") for r in rel], bool),
+        wrong=frozen_array([r not in ("correct", "missing") for r in rel], bool),
         missing=tuple(i for i in gold if i not in predicted),
     )

@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 
 from ragstat.errors import InputError
-from ragstat.metrics.ir_columns import Columns, JudgmentsView, RankingsView, build_columns
-from ragstat.metrics.ir_readers import (
+from ragstat.records.query_columns import Columns, JudgmentsView, RankingsView, build_columns
+from ragstat.records.trec import (
     TREC_QRELS,
     TREC_RUN,
     RawTable,

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragstat.arrays import frozen_array
 from ragstat.errors import BackendUnavailable, InputError
-from ragstat.metrics.filters import _frozen
+from ragstat.metrics import rates
 
 __all__ = [
     "DedupQuality",
@@ -133,10 +134,7 @@ class DedupQuality:
     unlabelled_predicted: tuple[Pair, ...]
 
     def _ratio(self, num: np.ndarray, den: np.ndarray, name: str) -> float:
-        d = int(den.sum())
-        if d == 0:
-            raise InputError(f"dedup {name}: empty denominator")
-        return int(num.sum()) / d
+        return rates.rate(int(num.sum()), int(den.sum()), f"dedup {name}")
 
     @property
     def precision(self) -> float:
@@ -186,7 +184,7 @@ def dedup_quality(
     ids = tuple(sorted(lab))
     return DedupQuality(
         pair_ids=ids,
-        predicted=_frozen([p in pred for p in ids], bool),
-        duplicate=_frozen([lab[p] for p in ids], bool),
+        predicted=frozen_array([p in pred for p in ids], bool),
+        duplicate=frozen_array([lab[p] for p in ids], bool),
         unlabelled_predicted=tuple(sorted(pred - lab.keys())),
     )

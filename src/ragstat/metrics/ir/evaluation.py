@@ -1,9 +1,10 @@
-"""IR metrics per query: parse names as users type them, evaluate runs against qrels.
+"""IR metrics per query: evaluate runs against qrels, with trec_eval's conventions.
 
 ``evaluate(qrels, runs, ["ndcg@10", "recall@10", "mrr"])`` returns an
 `EvaluationTable` whose ``records`` has one row per query × metric × system
 (``query_id, system, metric, value, missing_run, no_relevant``): the per-query
-table that flows into ragstat's intervals. Formulas: `ragstat.metrics.ir_kernels`.
+table that flows into ragstat's intervals. Formulas: `ragstat.metrics.ir.kernels`;
+metric names: `ragstat.metrics.ir.names`.
 
 Query accounting (seed 004, part 4), per system:
 
@@ -24,7 +25,6 @@ ir_measures (``tests/reference/ir``, to 1e-9).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -33,117 +33,11 @@ import numpy as np
 import pandas as pd
 
 from ragstat.errors import InputError
-from ragstat.metrics import ir_kernels as K
-from ragstat.metrics.runs import Qrels, Run
+from ragstat.metrics.ir import kernels as K
+from ragstat.metrics.ir.names import Metric, parse_metric, parse_metrics
+from ragstat.records.qrels import Qrels, Run
 
-__all__ = ["METRIC_NAMES", "EvaluationTable", "Metric", "QueryCounts", "evaluate", "parse_metric"]
-
-METRIC_NAMES = (
-    "ndcg@K, ndcg (full depth), recall@K, p@K (precision@K), mrr (full depth), "
-    "mrr@K (rr@K), map (ap), map@K (ap@K), hit@K (success@K), rprec"
-)
-_ALIASES = {
-    "ndcg": "ndcg",
-    "recall": "recall",
-    "p": "p",
-    "precision": "p",
-    "mrr": "mrr",
-    "rr": "mrr",
-    "map": "map",
-    "ap": "map",
-    "hit": "hit",
-    "success": "hit",
-    "rprec": "rprec",
-}
-_NEEDS_K = {"recall", "p", "hit"}
-_NAME = re.compile(r"^([a-z]+)(?:@(.*))?$")
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One metric: ``kind`` in ndcg, recall, p, mrr, map, hit, rprec; cutoff ``k`` (None = full depth)."""
-
-    kind: str
-    k: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in set(_ALIASES.values()):
-            raise InputError(f"unknown metric kind {self.kind!r}; valid metrics: {METRIC_NAMES}")
-        if self.k is not None and (not isinstance(self.k, int) or isinstance(self.k, bool)):
-            raise InputError(f"metric cutoff must be an integer, got {self.k!r}")
-        if self.k is not None and self.k <= 0:
-            raise InputError(
-                f"metric cutoff k must be positive, got {self.name}: use e.g. {self.kind}@10"
-            )
-        if self.kind in _NEEDS_K and self.k is None:
-            raise InputError(f"{self.kind} needs a cutoff: write {self.kind}@10 (or another k > 0)")
-        if self.kind == "rprec" and self.k is not None:
-            raise InputError(
-                "rprec takes no cutoff (its cutoff is R, the number of relevant documents)"
-            )
-
-    @property
-    def name(self) -> str:
-        """Canonical spelling: ``ndcg@10``, ``p@5``, ``mrr``, ``map@100``, ``rprec`` …"""
-        return self.kind if self.k is None else f"{self.kind}@{self.k}"
-
-    def __str__(self) -> str:
-        return self.name
-
-    def compute(self, hits: K.Hits, ideal: K.Ideal) -> np.ndarray:
-        """Per-query values (NaN where the query has no relevant document)."""
-        if self.kind == "ndcg":
-            return K.ndcg(hits, ideal, self.k)
-        if self.kind == "recall":
-            return K.recall(hits, ideal, self.k)  # type: ignore[arg-type]
-        if self.kind == "p":
-            return K.precision(hits, ideal, self.k)  # type: ignore[arg-type]
-        if self.kind == "mrr":
-            return K.rr(hits, ideal, self.k)
-        if self.kind == "map":
-            return K.ap(hits, ideal, self.k)
-        if self.kind == "hit":
-            return K.hit(hits, ideal, self.k)  # type: ignore[arg-type]
-        return K.rprec(hits, ideal)
-
-
-def parse_metric(name: str | Metric) -> Metric:
-    """``"nDCG@10"`` → ``Metric("ndcg", 10)``; case-insensitive; aliases in `METRIC_NAMES`."""
-    if isinstance(name, Metric):
-        return name
-    if not isinstance(name, str):
-        raise InputError(
-            f"metric name must be a string, got {name!r}; valid metrics: {METRIC_NAMES}"
-        )
-    match = _NAME.match(name.strip().lower())
-    kind = _ALIASES.get(match.group(1)) if match else None
-    if kind is None:
-        raise InputError(
-            f"unknown metric {name!r}; valid metrics: {METRIC_NAMES} (K > 0, e.g. ndcg@10)"
-        )
-    text = match.group(2)  # type: ignore[union-attr]
-    if text is None:
-        return Metric(kind)
-    try:
-        k = int(text)
-    except ValueError:
-        raise InputError(
-            f"metric {name!r}: cutoff {text!r} is not an integer (e.g. {kind}@10)"
-        ) from None
-    if k <= 0:
-        raise InputError(f"metric {name!r}: cutoff k must be positive, got {k}")
-    return Metric(kind, k)
-
-
-def _parse_metrics(metrics: str | Metric | Iterable[str | Metric]) -> tuple[Metric, ...]:
-    if isinstance(metrics, str):
-        metrics = [m for m in metrics.split(",") if m.strip()]
-    elif isinstance(metrics, Metric):
-        metrics = [metrics]
-    parsed = tuple(dict.fromkeys(parse_metric(m) for m in metrics))
-    if not parsed:
-        raise InputError(f"no metric given; valid metrics: {METRIC_NAMES}")
-    return parsed
+__all__ = ["EvaluationTable", "QueryCounts", "evaluate"]
 
 
 # --------------------------------------------------------------------------- joining
@@ -165,14 +59,8 @@ def _index_qrels(qrels: Qrels) -> _QrelsIndex:
     n_docs = max(len(c.doc_vocab), 1)
     keys = rows * n_docs + c.doc_codes
     order = np.argsort(keys, kind="stable")
-    pos = c.values > 0
-    n_rel = np.bincount(rows[pos], minlength=len(c.query_ids)).astype(np.int64)
-    q, g = rows[pos], c.values[pos]
-    iorder = np.lexsort((-g, q))
-    q, g = q[iorder], g[iorder].astype(np.float64)
-    starts = np.concatenate([[0], np.cumsum(n_rel)[:-1]])
-    rank0 = np.arange(len(q)) - starts[q]
-    return _QrelsIndex(K.Ideal(n_rel, q, rank0, g), keys[order], c.values[order], n_docs)
+    ideal = K.ideal_ranking(rows, c.values, len(c.query_ids))
+    return _QrelsIndex(ideal, keys[order], c.values[order], n_docs)
 
 
 def _hits(qrels: Qrels, index: _QrelsIndex, run: Run) -> tuple[K.Hits, np.ndarray, int]:
@@ -322,12 +210,14 @@ def evaluate(
             f"qrels must be a Qrels (read_qrels / qrels_from_dict), got {type(qrels).__name__}"
         )
     run_list, names = _systems(runs, system_names)
-    mets = _parse_metrics(metrics)
+    mets = parse_metrics(metrics)
     index = _index_qrels(qrels)
     qids = qrels.columns.query_ids
     nq, nm = len(qids), len(mets)
     no_rel = index.ideal.n_rel == 0
-    values, missing, counts = [], [], {}
+    values: list[np.ndarray] = []
+    missing: list[np.ndarray] = []
+    counts: dict[str, QueryCounts] = {}
     for run, name in zip(run_list, names, strict=True):
         hits, lacks, unjudged = _hits(qrels, index, run)
         values.extend(m.compute(hits, index.ideal) for m in mets)

@@ -1,27 +1,21 @@
 """LLM judges behind a small protocol (seed 004, parts 6 and 8).
 
-* :class:`Judge` — anything with ``judge(prompt: str) -> str``.
-* :class:`ReplayJudge` — recorded responses keyed by ``sha256(prompt)`` (UTF-8,
-  hex), loaded from JSONL; for tests and offline runs. A missing key raises.
+* :class:`Judge` — anything with ``judge(prompt: str) -> str``; recorded answers
+  in :mod:`ragstat.metrics.generation.replay`, an OpenAI-compatible HTTP backend in
+  :mod:`ragstat.adapters.judge_http` (it satisfies the protocol structurally).
 * :func:`parse_judgment` — validate a raw response against a pydantic schema in
   strict mode; invalid JSON or a schema violation becomes an
   :class:`InvalidResponse` with its reason. Nothing is coerced or repaired.
 * :class:`JudgeBudget` — caps on calls and (approximate) tokens.
 * :func:`run_judge` — judge many prompts, keeping valid and invalid apart.
-* :class:`OpenAICompatibleJudge` — optional HTTP backend (``/chat/completions``);
-  stdlib ``urllib`` imported lazily, key read from an environment variable.
-  Never used by the tests.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
@@ -34,22 +28,11 @@ __all__ = [
     "Judge",
     "JudgeBudget",
     "JudgeRun",
-    "OpenAICompatibleJudge",
-    "ReplayJudge",
     "parse_judgment",
-    "prompt_hash",
     "run_judge",
-    "write_replay",
 ]
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def prompt_hash(prompt: str) -> str:
-    """``sha256(prompt.encode("utf-8")).hexdigest()`` — the replay key."""
-    if not isinstance(prompt, str):
-        raise InputError(f"prompt must be a string, got {type(prompt).__name__}")
-    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()
 
 
 @runtime_checkable
@@ -57,70 +40,6 @@ class Judge(Protocol):
     """A judge maps a prompt to its raw text response."""
 
     def judge(self, prompt: str) -> str: ...
-
-
-class ReplayJudge:
-    """Replays recorded responses keyed by :func:`prompt_hash`.
-
-    JSONL lines: ``{"prompt_sha256": "<hex>", "response": "<text>"}`` or
-    ``{"prompt": "<text>", "response": "<text>"}`` (hashed on load).
-    """
-
-    def __init__(self, responses: Mapping[str, str]) -> None:
-        self._responses = dict(responses)
-
-    def __len__(self) -> int:
-        return len(self._responses)
-
-    @classmethod
-    def from_jsonl(cls, path: str | Path) -> ReplayJudge:
-        responses: dict[str, str] = {}
-        with Path(path).open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                key, response = _replay_line(line, f"{path}:{n}")
-                if responses.get(key, response) != response:
-                    raise InputError(f"{path}:{n}: conflicting responses for prompt {key}")
-                responses[key] = response
-        return cls(responses)
-
-    def judge(self, prompt: str) -> str:
-        key = prompt_hash(prompt)
-        try:
-            return self._responses[key]
-        except KeyError:
-            raise InputError(
-                f"replay judge: no recorded response for prompt sha256 {key}"
-            ) from None
-
-
-def _replay_line(line: str, where: str) -> tuple[str, str]:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-    if not isinstance(row, dict) or not isinstance(row.get("response"), str):
-        raise InputError(f"{where}: need an object with a string 'response'")
-    if isinstance(row.get("prompt_sha256"), str):
-        key = row["prompt_sha256"].lower()
-        if len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
-            raise InputError(f"{where}: prompt_sha256 is not a sha256 hex digest")
-        return key, row["response"]
-    if isinstance(row.get("prompt"), str):
-        return prompt_hash(row["prompt"]), row["response"]
-    raise InputError(f"{where}: need 'prompt_sha256' or 'prompt'")
-
-
-def write_replay(path: str | Path, pairs: Iterable[tuple[str, str]]) -> int:
-    """Write (prompt, response) pairs as replay JSONL keyed by hash; returns the count."""
-    n = 0
-    with Path(path).open("w", encoding="utf-8") as fh:
-        for prompt, response in pairs:
-            row = {"prompt_sha256": prompt_hash(prompt), "response": response}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-            n += 1
-    return n
 
 
 @dataclass(frozen=True)
@@ -253,46 +172,3 @@ def run_judge(
         else:
             valid[str(item)] = out
     return JudgeRun(valid=valid, invalid=invalid)
-
-
-@dataclass
-class OpenAICompatibleJudge:
-    """Optional HTTP judge for an OpenAI-compatible ``POST {base_url}/chat/completions``.
-
-    The API key is read from ``os.environ[api_key_env]`` at call time;
-    ``response_format`` (e.g. a ``json_schema`` block built from a pydantic
-    schema) is passed through. Untested by design: tests use :class:`ReplayJudge`.
-    """
-
-    base_url: str
-    model: str
-    api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = 60.0
-    temperature: float = 0.0
-    response_format: dict | None = None
-
-    def judge(self, prompt: str) -> str:
-        import urllib.request  # lazy: never imported unless the backend is used
-
-        key = os.environ.get(self.api_key_env)
-        if not key:
-            raise InputError(f"OpenAICompatibleJudge: set the {self.api_key_env} variable")
-        body = {
-            "model": self.model,
-            "temperature": self.temperature,
-            "messages": [{"role": "user", "content": prompt}],
-        }
-        if self.response_format is not None:
-            body["response_format"] = self.response_format
-        req = urllib.request.Request(
-            self.base_url.rstrip("/") + "/chat/completions",
-            data=json.dumps(body).encode("utf-8"),
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
-            method="POST",
-        )
-        with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-            payload = json.loads(resp.read().decode("utf-8"))
-        try:
-            return payload["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise InputError("OpenAICompatibleJudge: response has no choices[0].message") from None

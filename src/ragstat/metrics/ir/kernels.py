@@ -29,7 +29,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Hits", "Ideal", "ap", "hit", "ndcg", "precision", "recall", "rprec", "rr"]
+__all__ = [
+    "Hits",
+    "Ideal",
+    "ap",
+    "hit",
+    "ideal_ranking",
+    "ndcg",
+    "precision",
+    "recall",
+    "rprec",
+    "rr",
+]
 
 _NO_CUTOFF = np.iinfo(np.int64).max
 
@@ -54,6 +65,21 @@ class Hits:
 
     def within(self, k: int | None) -> np.ndarray:
         return self.rank0 < (_NO_CUTOFF if k is None else k)
+
+
+def ideal_ranking(query: np.ndarray, grade: np.ndarray, n_queries: int) -> Ideal:
+    """`Ideal` from judgments: ``query[j]`` (query index) judged ``grade[j]``.
+
+    Grades ``> 0`` are relevant (R counts them); each query's relevant grades are
+    sorted descending into its ideal ranking. Integer (qrels) or real grades.
+    """
+    pos = grade > 0
+    q, g = query[pos], grade[pos]
+    n_rel = np.bincount(q, minlength=n_queries).astype(np.int64)
+    order = np.lexsort((-g, q))
+    q, g = q[order], g[order].astype(np.float64)
+    starts = np.concatenate([[0], np.cumsum(n_rel)[:-1]])
+    return Ideal(n_rel, q, np.arange(len(q)) - starts[q], g)
 
 
 def _per_query(query: np.ndarray, weights: np.ndarray | None, n: int) -> np.ndarray:

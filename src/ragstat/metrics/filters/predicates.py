@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragstat.arrays import frozen_array
 from ragstat.errors import InputError
-from ragstat.metrics.filters import _frozen
+from ragstat.metrics import rates
 
 __all__ = ["PredicatePrecisionRecall", "predicate_precision_recall"]
 
@@ -49,8 +50,7 @@ class PredicatePrecisionRecall:
 
     @property
     def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+        return rates.f1(self.precision, self.recall)
 
     @property
     def exact_match_rate(self) -> float:
@@ -94,9 +94,9 @@ def predicate_precision_recall(
         exact.append(got == want)
     return PredicatePrecisionRecall(
         query_ids=tuple(correct),
-        tp=_frozen(tp, np.int64),
-        fp=_frozen(fp, np.int64),
-        fn=_frozen(fn, np.int64),
-        exact=_frozen(exact, bool),
+        tp=frozen_array(tp, np.int64),
+        fp=frozen_array(fp, np.int64),
+        fn=frozen_array(fn, np.int64),
+        exact=frozen_array(exact, bool),
         missing=tuple(q for q in correct if q not in predicted),
     )

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragstat.arrays import frozen_array
 from ragstat.errors import InputError
-from ragstat.metrics.filters import _frozen
 
 __all__ = ["ChunkAttribution", "HeadingPreservation", "chunk_attribution", "heading_preservation"]
 
@@ -70,7 +70,9 @@ def chunk_attribution(chunks: Sequence[Mapping], sources: Mapping[str, str]) -> 
             squashed[str(sid)] = _squash(sources[str(sid)])
         body = _squash(text)
         ok.append(known[-1] and bool(body) and body in squashed[str(sid)])
-    return ChunkAttribution(tuple(ids), _frozen(has, bool), _frozen(known, bool), _frozen(ok, bool))
+    return ChunkAttribution(
+        tuple(ids), frozen_array(has, bool), frozen_array(known, bool), frozen_array(ok, bool)
+    )
 
 
 @dataclass(frozen=True)
@@ -122,4 +124,4 @@ def heading_preservation(
         depth.append(common / len(want) if want else float(not got))
     if not ids:
         raise InputError("heading_preservation: no chunk with an expected path (empty denominator)")
-    return HeadingPreservation(tuple(ids), _frozen(kept, bool), _frozen(depth, float))
+    return HeadingPreservation(tuple(ids), frozen_array(kept, bool), frozen_array(depth, float))

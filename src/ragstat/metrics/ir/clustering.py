@@ -65,9 +65,9 @@ def _from_qrels(qrels: Mapping[str, Mapping[str, int]], queries: Iterable[str]) 
         if not docs:
             out[q] = f"(no gold) {q}"
             continue
-        sources = {d.split("#", 1)[0] for d in docs}
-        joined += len(sources) > 1
-        out[q] = find(min(sources))
+        roots = {d.split("#", 1)[0] for d in docs}
+        joined += len(roots) > 1
+        out[q] = find(min(roots))
     note = (
         "clustered by the source documents of each query's gold passages (doc#position ids); "
         "queries whose gold spans several documents join those documents into one cluster"

@@ -4,7 +4,7 @@ Every reader returns a `RawTable`: a DataFrame with the canonical columns
 (``query_id``, ``doc_id`` and ``relevance`` or ``score`` [``rank``]) and a
 ``locate`` function that turns a row index into a location for error messages
 (``path:line`` for text formats). The column checks shared by files and
-DataFrames (`frame_ids`, `frame_numbers`) live here too; `ragstat.metrics.runs`
+DataFrames (`frame_ids`, `frame_numbers`) live here too; `ragstat.records.qrels`
 applies them and builds the columnar `Qrels` / `Run`.
 
 TREC files are read by pandas' C parser first; when that pass finds anything
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ragstat.errors import InputError
-from ragstat.metrics.ir_columns import Locate
+from ragstat.records.query_columns import Locate
 from ragstat.records.textio import iter_lines, jsonl_objects
 
 __all__ = [

@@ -27,7 +27,7 @@ the queries whose gold did not survive, kept only to demonstrate the trap. Seed
 004's worked example: false-exclusion rate 50 % (2 of 4 eligible queries),
 correct Recall@10 50 %, filtered-gold evaluator 100 %.
 
-Predicate precision/recall lives in :mod:`ragstat.metrics.predicates`.
+Predicate precision/recall lives in :mod:`ragstat.metrics.filters.predicates`.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ragstat.arrays import frozen_array
 from ragstat.errors import InputError
 
 __all__ = [
@@ -55,12 +56,6 @@ DocSets = Mapping[str, Collection[str]] | Collection[str]
 Run = Mapping[str, Sequence[str]]
 _REAL = (int, float, np.integer, np.floating)
 NO_ELIGIBLE = "no eligible query: no query has a gold document inside its entitlement set"
-
-
-def _frozen(values: Sequence, dtype: type) -> np.ndarray:
-    arr = np.asarray(values, dtype=dtype)
-    arr.flags.writeable = False
-    return arr
 
 
 def _ids(obj: object, where: str) -> frozenset[str]:
@@ -204,12 +199,12 @@ def false_exclusion(gold: Gold, entitlement: DocSets, passed: DocSets) -> FalseE
             n_excl.append(len(eligible - ok[qid]))
     if not qids:
         raise InputError(NO_ELIGIBLE)
-    n_elig_arr, n_excl_arr = _frozen(n_elig, np.int64), _frozen(n_excl, np.int64)
+    n_elig_arr, n_excl_arr = frozen_array(n_elig, np.int64), frozen_array(n_excl, np.int64)
     return FalseExclusion(
         query_ids=tuple(qids),
         n_eligible_gold=n_elig_arr,
         n_excluded_gold=n_excl_arr,
-        excluded=_frozen(n_excl_arr == n_elig_arr, bool),
+        excluded=frozen_array(n_excl_arr == n_elig_arr, bool),
         no_gold=tuple(no_gold),
         unentitled_gold_only=tuple(unentitled),
     )
@@ -247,8 +242,8 @@ def document_exclusions(gold: Gold, entitlement: DocSets, passed: DocSets) -> Do
     ids = sorted(eligible)
     return DocumentExclusions(
         doc_ids=tuple(ids),
-        n_eligible=_frozen([eligible[d] for d in ids], np.int64),
-        n_excluded=_frozen([excluded[d] for d in ids], np.int64),
+        n_eligible=frozen_array([eligible[d] for d in ids], np.int64),
+        n_excluded=frozen_array([excluded[d] for d in ids], np.int64),
     )
 
 
@@ -294,12 +289,12 @@ def _recall(
         n_gold.append(len(gold_sets[qid]))
         if not ent[qid].issuperset(top):
             leaks.append(qid)
-    hit_arr, gold_arr = _frozen(hits, np.int64), _frozen(n_gold, np.int64)
+    hit_arr, gold_arr = frozen_array(hits, np.int64), frozen_array(n_gold, np.int64)
     return RecallAtK(
         k=k,
         valid=valid,
         query_ids=tuple(qids),
-        recall=_frozen(hit_arr / gold_arr, np.float64),
+        recall=frozen_array(hit_arr / gold_arr, np.float64),
         n_hit=hit_arr,
         n_gold=gold_arr,
         missing_run=tuple(q for q in qids if q not in run),
@@ -342,6 +337,3 @@ def recall_at_k_filtered_gold(
     if not any(filtered.values()):
         raise InputError("no query keeps a gold document after filtering (filtered-gold recall)")
     return _recall(filtered, g, ent, run, k, valid=False)
-
-
-# ------------------------------------------------------ predicate precision/recall

@@ -70,7 +70,7 @@ class Taxonomy:
     def from_dict(cls, children: Mapping[str, Iterable[str]]) -> Taxonomy:
         if not isinstance(children, Mapping):
             raise InputError("Taxonomy.from_dict expects {parent: [children]}")
-        edges = []
+        edges: list[tuple[str, str]] = []
         for parent, kids in children.items():
             if isinstance(kids, str) or not isinstance(kids, Iterable):
                 raise InputError(f"children of {parent!r} must be a list of node names")
