@@ -30,9 +30,11 @@ def unequal_design(rng: np.random.Generator, K: int, binary: bool = True, max_n:
 
 @pytest.fixture(autouse=True)
 def _isolated_registry(tmp_path_factory, monkeypatch):
-    """Every test records its runs in a registry of its own, never in the working folder."""
-    path = tmp_path_factory.mktemp("registry") / "registry.sqlite"
-    monkeypatch.setenv("RAGSTAT_REGISTRY", str(path))
+    """Every test records its runs in a registry of its own, never in the working folder, and
+    a test that unsets RAGSTAT_REGISTRY finds a per-user data folder of its own (Linux)."""
+    folder = tmp_path_factory.mktemp("registry")
+    monkeypatch.setenv("RAGSTAT_REGISTRY", str(folder / "registry.sqlite"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "xdg-data"))
     monkeypatch.setenv("MPLBACKEND", "Agg")
 
 

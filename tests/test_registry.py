@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import platformdirs
 import pytest
 
 from ragstat.corpus import Document
@@ -21,11 +22,13 @@ from ragstat.registry import (
     Manifest,
     Registry,
     RegistryError,
+    RegistryLocation,
     RunDiff,
     corpus_fingerprint,
     default_registry_path,
     diff_runs,
     file_sha256,
+    locate_registry,
     new_run_id,
     package_versions,
     read_manifest,
@@ -33,6 +36,7 @@ from ragstat.registry import (
     utc_now,
     write_manifest,
 )
+from ragstat.registry.location import find_project_registry, user_registry_path
 
 VERSIONS = {"python": "3.11.7", "ragstat": "0.1.0", "numpy": "2.0"}
 
@@ -387,13 +391,72 @@ def test_concurrent_processes_all_land_and_the_file_stays_intact(tmp_path):
 
 
 def test_default_path_honours_the_environment_and_off(tmp_path, monkeypatch):
+    (tmp_path / ".ragstat").mkdir()  # the environment comes before a project folder
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("RAGSTAT_REGISTRY", str(tmp_path / "x.sqlite"))
     assert default_registry_path() == tmp_path / "x.sqlite"
+    assert locate_registry() == RegistryLocation(tmp_path / "x.sqlite", "environment")
+    monkeypatch.setenv("RAGSTAT_REGISTRY", "sub/x.sqlite")  # relative to the working folder
+    assert default_registry_path() == tmp_path / "sub" / "x.sqlite"
     monkeypatch.setenv("RAGSTAT_REGISTRY", "OFF")
     assert default_registry_path() is None
+    assert locate_registry().describe() == "off (RAGSTAT_REGISTRY=off)"
+    assert locate_registry(tmp_path / "y.sqlite").path == tmp_path / "y.sqlite"  # --registry
     monkeypatch.delenv("RAGSTAT_REGISTRY")
-    monkeypatch.chdir(tmp_path)
     assert default_registry_path() == tmp_path / ".ragstat" / "registry.sqlite"
+    assert locate_registry("off") == RegistryLocation(None, "option")
+
+
+def _user_data_in(folder: Path, monkeypatch) -> Path:
+    """Point platformdirs' per-user data folder into ``folder``; the registry expected there."""
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda app, *a, **k: str(folder / app))
+    return folder / "ragstat" / "registry.sqlite"
+
+
+def test_the_nearest_ragstat_folder_upward_wins(tmp_path, monkeypatch):
+    monkeypatch.delenv("RAGSTAT_REGISTRY")
+    user = _user_data_in(tmp_path / "user", monkeypatch)
+    project = tmp_path / "project"
+    nested = project / "a" / "b" / "c"
+    nested.mkdir(parents=True)
+    (project / ".ragstat").mkdir()
+    (project / "a" / "b" / ".ragstat").write_text("a file, not the folder")  # passed over
+    monkeypatch.chdir(nested)
+    outer = project / ".ragstat" / "registry.sqlite"
+    assert locate_registry() == RegistryLocation(outer, "project")
+    assert locate_registry().describe() == f"{outer} (nearest .ragstat/ folder)"
+    (project / "a" / ".ragstat").mkdir()
+    inner = project / "a" / ".ragstat" / "registry.sqlite"
+    assert default_registry_path() == inner
+    m = manifest()
+    assert record_run(m) == inner and Registry(inner).list() == [m]
+    assert not outer.exists() and not user.exists()
+    assert find_project_registry(nested, stop=nested) is None  # the search ends at `stop`
+    assert find_project_registry(nested, stop=project / "a") == inner
+
+
+def test_without_a_ragstat_folder_the_per_user_data_folder_is_used(tmp_path, monkeypatch):
+    monkeypatch.delenv("RAGSTAT_REGISTRY")
+    work = tmp_path / "work" / "deep"
+    work.mkdir(parents=True)
+    user = _user_data_in(tmp_path / "user", monkeypatch)
+    assert locate_registry(cwd=work, stop=tmp_path) == RegistryLocation(user, "user")
+    assert locate_registry(cwd=work, stop=tmp_path).describe() == f"{user} (per-user data folder)"
+    monkeypatch.chdir(work)
+    if find_project_registry(work) is None:  # no stray .ragstat/ above the test's folders
+        m = manifest()
+        assert record_run(m) == user and Registry(user).list() == [m]
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()  # a working folder deleted under the process: the per-user registry
+    assert default_registry_path() == user
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME is for Linux")
+def test_the_per_user_data_folder_follows_xdg_data_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert user_registry_path() == tmp_path / "xdg" / "ragstat" / "registry.sqlite"
 
 
 def test_record_run_writes_the_default_registry_or_nothing_when_off(tmp_path, monkeypatch):

@@ -62,7 +62,7 @@ def run(*args: str):
 def test_list_shows_a_table_newest_first(registry):
     res = run("list", "--registry", str(registry))
     assert res.exit_code == 0, res.output
-    lines = res.output.splitlines()
+    lines = res.stdout.splitlines()
     assert lines[0].split() == ["id", "time", "(UTC)", "command", "data", "seed", "wall", "status"]
     assert [line.split()[0] for line in lines[1:]] == [C, B, A]
     assert lines[3].split() == [
@@ -77,14 +77,42 @@ def test_list_shows_a_table_newest_first(registry):
     ]
     assert "abababababab" in lines[1]  # no corpus: the input's hash names the data
     res = run("list", "--registry", str(registry), "--limit", "1", "--json")
-    assert [m["run_id"] for m in json.loads(res.output)] == [C]
+    assert [m["run_id"] for m in json.loads(res.stdout)] == [C]
 
 
 def test_list_reads_the_default_registry_and_says_when_it_is_empty(tmp_path):
     res = run("list")
     assert res.exit_code == 0
-    assert res.output.strip() == f"no runs recorded in {os.environ['RAGSTAT_REGISTRY']}"
-    assert json.loads(run("list", "--json").output) == []
+    path = os.environ["RAGSTAT_REGISTRY"]
+    assert res.stdout.strip() == f"no runs recorded in {path}"
+    assert res.stderr == f"ragstat: registry {path} (from $RAGSTAT_REGISTRY)\n"
+    assert json.loads(run("list", "--json").stdout) == []
+
+
+def test_every_runs_command_names_the_registry_it_reads_on_stderr(registry):
+    said = f"ragstat: registry {registry} (from --registry)\n"
+    for args in (["list"], ["show", A], ["diff", A, B]):
+        for extra in ([], ["--json"]):
+            res = run(*args, *extra, "--registry", str(registry))
+            assert res.exit_code == 0, res.output
+            assert res.stderr == said, args
+            assert str(registry) not in res.stdout
+            if extra:
+                json.loads(res.stdout)  # stdout stays pure JSON
+
+
+def test_list_finds_the_nearest_ragstat_folder_and_names_it(tmp_path, monkeypatch):
+    monkeypatch.delenv("RAGSTAT_REGISTRY")
+    nested = tmp_path / "project" / "src" / "deep"
+    nested.mkdir(parents=True)
+    (tmp_path / "project" / ".ragstat").mkdir()
+    path = tmp_path / "project" / ".ragstat" / "registry.sqlite"
+    Registry(path).record(_manifest(A, "2026-03-01T10:15:00+00:00", 1, 100, 0.36))
+    monkeypatch.chdir(nested)
+    res = run("list")
+    assert res.exit_code == 0, res.output
+    assert res.stderr == f"ragstat: registry {path} (nearest .ragstat/ folder)\n"
+    assert [line.split()[0] for line in res.stdout.splitlines()[1:]] == [A]
 
 
 def test_show_takes_a_unique_prefix_and_prints_the_manifest(registry):
@@ -97,13 +125,13 @@ def test_show_takes_a_unique_prefix_and_prints_the_manifest(registry):
     assert "results:\n  bm25.hit1_micro: 0.36" in text
     assert "corpus   —" in text and "versions:\n  python: 3.11.7" in text
     res = run("show", A[:-1], "--json", "--registry", str(registry))
-    assert json.loads(res.output) == Registry(registry).get(A).to_dict()
+    assert json.loads(res.stdout) == Registry(registry).get(A).to_dict()
 
 
 def test_diff_names_exactly_the_seed_and_chunk_size(registry):
     res = run("diff", A, B, "--registry", str(registry))
     assert res.exit_code == 0, res.output
-    assert res.output.splitlines() == [
+    assert res.stdout.splitlines() == [
         f"{A} → {B}",
         "config:",
         "  seed: 1 → 2",
@@ -111,14 +139,14 @@ def test_diff_names_exactly_the_seed_and_chunk_size(registry):
         "results:",
         "  bm25.hit1_micro: 0.36 → 0.41",
     ]
-    d = json.loads(run("diff", A, B, "--json", "--registry", str(registry)).output)
+    d = json.loads(run("diff", A, B, "--json", "--registry", str(registry)).stdout)
     assert {c["key"] for c in d["config"]} == {"seed", "chunk_words"}
     assert d["data"] == [] and d["versions"] == [] and (d["a"], d["b"]) == (A, B)
 
 
 def test_diff_of_a_run_with_itself_says_no_differences(registry):
     res = run("diff", A, A[:-1], "--registry", str(registry))
-    assert res.output.splitlines() == [f"{A} → {A}", "no differences"]
+    assert res.stdout.splitlines() == [f"{A} → {A}", "no differences"]
 
 
 def test_diff_across_commands_reports_the_data_section(registry):
@@ -190,12 +218,12 @@ def test_failed_runs_are_listed_with_their_status_and_shown_with_their_error(reg
     Registry(registry).record(failed)
     res = run("list", "--registry", str(registry))
     assert res.exit_code == 0, res.output
-    first = res.output.splitlines()[1].split()
+    first = res.stdout.splitlines()[1].split()
     assert first[0] == failed.run_id and first[-1] == "failed"
     res = run("show", "20260303", "--json", "--registry", str(registry))
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)
     assert data["status"] == "failed" and data["error"] == failed.error
     assert Manifest.from_dict(data) == failed
-    text = run("show", "20260303", "--registry", str(registry)).output
+    text = run("show", "20260303", "--registry", str(registry)).stdout
     assert "failed" in text
     assert failed.error in text

@@ -12,9 +12,16 @@ from typing import Annotated
 import typer
 
 from ragstat.cli.terminal import safe
-from ragstat.registry import Manifest, Registry, RegistryError, default_registry_path, diff_runs
+from ragstat.registry import (
+    Manifest,
+    Registry,
+    RegistryError,
+    RegistryLocation,
+    diff_runs,
+    locate_registry,
+)
 from ragstat.registry.diff import flatten
-from ragstat.registry.store import REGISTRY_ENV, default_registry_timeout
+from ragstat.registry.location import REGISTRY_ENV, default_registry_timeout
 
 __all__ = ["diff", "list_runs", "runs_app", "show"]
 
@@ -30,21 +37,30 @@ RegistryPath = Annotated[
     Path | None,
     typer.Option(
         "--registry",
-        help=f"Registry file (default: ${REGISTRY_ENV}, else .ragstat/registry.sqlite)",
+        help=(
+            f"Registry file (default: ${REGISTRY_ENV}, else registry.sqlite in the nearest "
+            ".ragstat/ folder at or above the working folder, else in the per-user data folder)"
+        ),
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON")]
 RunId = Annotated[str, typer.Argument(help="Run id or a unique prefix of one")]
 
 
-def _registry(path: Path | None) -> Registry:
-    if path is None:
-        path = default_registry_path()
-        if path is None:
-            raise RegistryError(
-                f"run recording is off ({REGISTRY_ENV}=off); pass --registry PATH to read one"
-            )
-    return Registry(path, timeout=default_registry_timeout())
+def _registry(path: Path | None) -> tuple[Registry, RegistryLocation]:
+    """The registry to read: ``--registry``, else the one :func:`locate_registry` finds."""
+    where = locate_registry(path)
+    if where.path is None:
+        raise RegistryError(
+            f"run recording is {where.describe()}; pass --registry PATH to read a registry"
+        )
+    return Registry(where.path, timeout=default_registry_timeout()), where
+
+
+def _say_where(where: RegistryLocation) -> None:
+    """Name the registry read, in one line on stderr (stdout stays the listing, or pure
+    JSON); only once it was read, so a failure stays one error line (that names it too)."""
+    typer.echo(f"ragstat: registry {safe(where.describe())}", err=True)
 
 
 def _time(started_at: str) -> str:
@@ -96,8 +112,9 @@ def list_runs(
     registry: RegistryPath = None,
 ) -> None:
     """The recorded runs, newest first."""
-    reg = _registry(registry)
+    reg, where = _registry(registry)
     runs = reg.list(limit or None)
+    _say_where(where)
     if as_json:
         typer.echo(json.dumps([m.to_dict() for m in runs], indent=2, ensure_ascii=False))
         return
@@ -153,7 +170,9 @@ def manifest_lines(m: Manifest) -> list[str]:
 @runs_app.command("show")
 def show(run_id: RunId, as_json: Json = False, registry: RegistryPath = None) -> None:
     """One run's manifest: command, config, data, outputs, results, versions."""
-    m = _registry(registry).get(run_id)
+    reg, where = _registry(registry)
+    m = reg.get(run_id)
+    _say_where(where)
     if as_json:
         typer.echo(json.dumps(m.to_dict(), indent=2, ensure_ascii=False))
         return
@@ -168,8 +187,9 @@ def diff(
     registry: RegistryPath = None,
 ) -> None:
     """What changed from run A to run B: config, data, results, versions."""
-    reg = _registry(registry)
+    reg, where = _registry(registry)
     d = diff_runs(reg.get(run_a), reg.get(run_b))
+    _say_where(where)
     if as_json:
         typer.echo(json.dumps(d.to_dict(), indent=2, ensure_ascii=False))
         return

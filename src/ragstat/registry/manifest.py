@@ -3,7 +3,8 @@
 The manifest is plain JSON all the way down (``to_dict`` / ``from_dict`` round-trip
 exactly): numpy scalars and arrays, paths and sets are normalised on construction,
 non-finite floats become ``None``. It is written beside a run's outputs as
-``manifest.json`` and recorded in the registry (:mod:`ragstat.registry.store`).
+``manifest.json`` and recorded in the registry (:mod:`ragstat.registry.store`, found
+by :mod:`ragstat.registry.location`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from ragstat.atomic import atomic_write_text
 from ragstat.errors import InputError
@@ -104,13 +106,13 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def corpus_fingerprint(documents: Iterable[object]) -> str:
+def corpus_fingerprint(documents: Iterable[Any]) -> str:
     """Hex sha256 over document ids and texts, independent of document order.
 
     ``documents`` holds ``(doc_id, text)`` pairs or objects with ``doc_id`` and
     ``text`` attributes (e.g. :class:`ragstat.corpus.Document`).
     """
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for d in documents:
         doc_id, text = (d.doc_id, d.text) if hasattr(d, "doc_id") else d
         pairs.append((str(doc_id), str(text)))

@@ -5,22 +5,42 @@ Every operation opens its own connection and holds a write lock only for one sho
 seconds) instead of corrupting the file, and a registry deleted between or during
 runs is recreated on the next record. Every SQLite failure becomes a
 :class:`RegistryError` naming the file; a file that is not a registry is never
-overwritten.
+overwritten. Where the file is: :mod:`ragstat.registry.location`; its table:
+:mod:`ragstat.registry.schema`.
 """
 
 from __future__ import annotations
 
-import json
+import builtins
 import math
-import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, contextmanager, suppress
-from datetime import datetime, timezone
 from pathlib import Path
 
 from ragstat.errors import InputError, RagstatError
+from ragstat.registry.errors import RegistryError
+from ragstat.registry.location import (
+    DEFAULT_TIMEOUT,
+    REGISTRY_ENV,
+    TIMEOUT_ENV,
+    default_registry_path,
+    default_registry_timeout,
+    locate_registry,
+)
 from ragstat.registry.manifest import Manifest
+from ragstat.registry.schema import (
+    ADDED_COLUMNS,
+    APPLICATION_ID,
+    COLUMNS,
+    CREATE,
+    HEADER,
+    SCHEMA_VERSION,
+    UPSERT,
+    manifest_data,
+    manifest_row,
+    start_instant,
+)
 
 __all__ = [
     "APPLICATION_ID",
@@ -35,60 +55,10 @@ __all__ = [
     "record_run",
 ]
 
-REGISTRY_ENV = "RAGSTAT_REGISTRY"
-TIMEOUT_ENV = "RAGSTAT_REGISTRY_TIMEOUT"
-DEFAULT_TIMEOUT = 5.0
-SCHEMA_VERSION = 1
-APPLICATION_ID = 0x52475354  # "RGST": marks the file as a ragstat registry
-_HEADER = b"SQLite format 3\x00"
-_JSON = ("argv", "config", "inputs", "outputs", "results", "versions")
-_PLAIN = (
-    "run_id",
-    "command",
-    "started_at",
-    "wall_s",
-    "status",
-    "seed",
-    "corpus_fingerprint",
-    "error",
-)
-_COLUMNS = _PLAIN + _JSON
-#: Columns added to schema 1 after its first release: nullable, so a registry without them
-#: still reads (as None) and gains them on the next record; older ragstat ignores them.
-_ADDED = {"error": "TEXT"}
-_SCHEMA = (
-    """CREATE TABLE runs (
-        run_id TEXT PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL,
-        wall_s REAL NOT NULL, status TEXT NOT NULL, seed TEXT, corpus_fingerprint TEXT,
-        argv TEXT NOT NULL, config TEXT NOT NULL, inputs TEXT NOT NULL, outputs TEXT NOT NULL,
-        results TEXT NOT NULL, versions TEXT NOT NULL, error TEXT
-    )""",
-    "CREATE INDEX runs_by_time ON runs (started_at)",
-    f"PRAGMA application_id = {APPLICATION_ID}",
-    f"PRAGMA user_version = {SCHEMA_VERSION}",
-)
-_UPSERT = (
-    f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)}) "
-    f"ON CONFLICT (run_id) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
-)
 _NOT_RECORDED = "; the run's outputs are intact; not recorded"
 _FIX = f"move it away or point --registry / {REGISTRY_ENV} to another file"
-
-
 #: Rows fetched per query by `Registry.list` (under SQLite's bound-parameter limit).
 _BATCH = 500
-
-
-def _instant(started_at: object) -> tuple[int, float, str]:
-    """Sort key of a start time: the UTC instant; a time that does not parse sorts oldest."""
-    text = str(started_at)
-    try:
-        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return (0, 0.0, text)
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=timezone.utc)
-    return (1, t.timestamp(), "")
 
 
 def _file_in_the_way(folder: Path) -> Path | None:
@@ -99,102 +69,24 @@ def _file_in_the_way(folder: Path) -> Path | None:
     return None
 
 
-class RegistryError(RagstatError):
-    """The run registry cannot be read or written (the message names the file and the fix)."""
-
-
-def default_registry_path() -> Path | None:
-    """``$RAGSTAT_REGISTRY`` (``off`` disables recording: None), else ``./.ragstat/registry.sqlite``."""
-    value = os.environ.get(REGISTRY_ENV, "").strip()
-    if value.lower() == "off":
-        return None
-    if value:
-        return Path(value).expanduser()
-    return Path.cwd() / ".ragstat" / "registry.sqlite"
-
-
-def default_registry_timeout() -> float:
-    """Seconds to wait for a locked registry: ``$RAGSTAT_REGISTRY_TIMEOUT``, else 5."""
-    value = os.environ.get(TIMEOUT_ENV, "").strip()
-    if not value:
-        return DEFAULT_TIMEOUT
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds >= 0):
-        raise RegistryError(f"{TIMEOUT_ENV} must be a number of seconds ≥ 0, got {value!r}")
-    return seconds
-
-
 def record_run(
     manifest: Manifest, path: str | Path | None = None, timeout: float | None = None
 ) -> Path | None:
-    """Record ``manifest`` in the registry at ``path`` (default: :func:`default_registry_path`).
+    """Record ``manifest`` in the registry at ``path`` (default: the one
+    :func:`~ragstat.registry.location.locate_registry` finds).
 
     ``timeout`` defaults to :func:`default_registry_timeout`. Returns the registry
     path written, or None when recording is off (``path`` or ``$RAGSTAT_REGISTRY`` is
     ``off``).
     """
-    if path is None:
-        path = default_registry_path()
-    elif str(path).strip().lower() == "off":
-        path = None
-    if path is None:
+    where = locate_registry(path).path
+    if where is None:
         return None
     if timeout is None:
         timeout = default_registry_timeout()
-    registry = Registry(Path(path), timeout=timeout)
+    registry = Registry(where, timeout=timeout)
     registry.record(manifest)
     return registry.path
-
-
-_INT64 = 2**63
-
-
-def _text(value: object) -> object:
-    """A string SQLite can store as UTF-8: a lone surrogate (not text) becomes its escape."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    return value
-
-
-def _manifest_row(m: Manifest, seed_type: str) -> tuple:
-    """The row's parameters. The seed (any integer ≥ 0, so possibly past 2**63) goes in as
-    decimal text; into a registry whose seed column is still INTEGER (older ragstat) as an
-    integer when it fits, else as a BLOB of its digits (INTEGER affinity would round text
-    past 2**63 to a REAL). JSON columns escape what is not UTF-8 text."""
-    data = m.to_dict()
-    plain = {c: _text(data[c]) for c in _PLAIN}
-    seed = m.seed
-    if seed is not None:
-        fits = -_INT64 <= seed < _INT64
-        text = str(seed)
-        plain["seed"] = (seed if fits else text.encode("ascii")) if "INT" in seed_type else text
-    return (*(plain[c] for c in _PLAIN), *(_json_text(data[c]) for c in _JSON))
-
-
-def _json_text(value: object) -> str:
-    """JSON as readable UTF-8; with ``\\u`` escapes when a string holds a lone surrogate
-    (it reads back the same, where the readable form could not be stored at all)."""
-    text = json.dumps(value, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(value)
-    return text
-
-
-def _seed_value(value: object) -> object:
-    """The seed as stored (TEXT, or INTEGER / BLOB in an older registry) → int (or as is)."""
-    if isinstance(value, bytes):
-        value = value.decode("ascii", "replace")
-    if isinstance(value, str):
-        try:
-            return int(value)
-        except ValueError:
-            return value  # Manifest rejects it: the row is reported unreadable
-    return value
 
 
 class Registry:
@@ -226,8 +118,8 @@ class Registry:
             try:
                 self._check_schema(con, create=True)
                 self._add_columns(con)
-                row = _manifest_row(m, self._seed_type(con))
-                self._run(con, _UPSERT, row, write=True)
+                row = manifest_row(m, self._seed_type(con))
+                self._run(con, UPSERT, row, write=True)
                 self._run(con, "COMMIT", write=True)
             finally:
                 if con.in_transaction:
@@ -246,11 +138,13 @@ class Registry:
         if limit is not None and limit < 0:
             raise InputError(f"limit must be ≥ 0, got {limit}")
         keys = self._read("SELECT rowid, started_at FROM runs", ())
-        order = sorted(keys, key=lambda r: (_instant(r["started_at"]), r["rowid"]), reverse=True)
+        order = sorted(
+            keys, key=lambda r: (start_instant(r["started_at"]), r["rowid"]), reverse=True
+        )
         rowids = [r["rowid"] for r in order[:limit]]
         if not rowids:
             return []
-        rows = {}
+        rows: dict[int, sqlite3.Row] = {}
         for start in range(0, len(rowids), _BATCH):
             chunk = rowids[start : start + _BATCH]
             sql = (
@@ -284,7 +178,7 @@ class Registry:
             )
         return self._manifest(rows[0])
 
-    def ids(self) -> list[str]:
+    def ids(self) -> builtins.list[str]:
         """Every recorded run id, oldest first."""
         return [r["run_id"] for r in self._read("SELECT run_id FROM runs ORDER BY run_id", ())]
 
@@ -314,14 +208,14 @@ class Registry:
             )
         try:
             with self.path.open("rb") as fh:
-                head = fh.read(len(_HEADER))
+                head = fh.read(len(HEADER))
         except FileNotFoundError:
             return False
         except OSError as exc:
             blocker = _file_in_the_way(self.path.parent)
             why = f"{blocker} is a file, not a folder" if blocker else (exc.strerror or str(exc))
             raise RegistryError(f"cannot read registry {self.path}: {why}") from exc
-        if head and head != _HEADER:
+        if head and head != HEADER:
             raise RegistryError(
                 f"{self.path} is not a ragstat registry (not a SQLite database); "
                 f"it was left untouched: {_FIX}"
@@ -349,7 +243,7 @@ class Registry:
         except sqlite3.Error as exc:
             raise self._error(exc, write) from exc
 
-    def _read(self, sql: str, params: tuple) -> list[sqlite3.Row]:
+    def _read(self, sql: str, params: tuple) -> builtins.list[sqlite3.Row]:
         """Rows of ``sql``; ``{cols}`` in it stands for every manifest column (a column this
         registry predates reads as NULL)."""
         try:
@@ -358,7 +252,7 @@ class Registry:
                     return []
                 if "{cols}" in sql:
                     have = self._columns(con)
-                    cols = ", ".join(c if c in have else f"NULL AS {c}" for c in _COLUMNS)
+                    cols = ", ".join(c if c in have else f"NULL AS {c}" for c in COLUMNS)
                     sql = sql.replace("{cols}", cols)
                 return self._run(con, sql, params)
         except FileNotFoundError:
@@ -376,7 +270,7 @@ class Registry:
     def _add_columns(self, con: sqlite3.Connection) -> None:
         """Add the columns schema 1 gained later (inside the caller's write transaction)."""
         have = self._columns(con, write=True)
-        for name, kind in _ADDED.items():
+        for name, kind in ADDED_COLUMNS.items():
             if name not in have:
                 self._run(con, f"ALTER TABLE runs ADD COLUMN {name} {kind}", write=True)
 
@@ -396,7 +290,7 @@ class Registry:
                 )
             if not create:
                 return False
-            for sql in _SCHEMA:
+            for sql in CREATE:
                 self._run(con, sql, write=True)
             return True
         if self._run(con, "PRAGMA application_id", write=create)[0][0] != APPLICATION_ID:
@@ -408,10 +302,7 @@ class Registry:
 
     def _manifest(self, row: sqlite3.Row) -> Manifest:
         try:
-            data = {c: row[c] for c in _PLAIN}
-            data["seed"] = _seed_value(data["seed"])
-            data.update({c: json.loads(row[c]) for c in _JSON})
-            return Manifest.from_dict(data)
+            return Manifest.from_dict(manifest_data(row))
         except (ValueError, TypeError, RagstatError) as exc:
             raise RegistryError(
                 f"registry {self.path}: run {row['run_id']!r} is unreadable ({exc})"
