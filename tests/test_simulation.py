@@ -27,12 +27,18 @@ def _census(M=300, equal=False, seed=0, strata=None) -> Census:
     return Census.from_docstats(st)
 
 
+def _stats(c: Census) -> DocStats:
+    return DocStats(doc_id=[f"d{i}" for i in range(c.M)], n=c.n, s=c.s, q=c.s, binary=c.binary)
+
+
 def test_same_seed_same_results_with_one_or_two_workers():
     c = _census()
     kw = dict(reps=240, bootstrap_reps=99, seed=7)
-    one = simulate_coverage(c, [5, 20], workers=1, **kw).to_dict()
-    two = simulate_coverage(c, [5, 20], workers=2, **kw).to_dict()
+    first = simulate_coverage(c, [5, 20], workers=1, **kw)
+    one, two = first.to_dict(), simulate_coverage(c, [5, 20], workers=2, **kw).to_dict()
     assert one == two
+    again = simulate_coverage(Census.from_docstats(_stats(c)), [5, 20], workers=1, **kw)
+    assert again == first and again.population is not first.population  # the census: no part
     other = simulate_coverage(c, [5, 20], workers=1, **{**kw, "seed": 8}).to_dict()
     assert other != one
 

@@ -18,7 +18,13 @@ from ragstat.inference.resampling import query_resampling_affordable
 from ragstat.records import DocStats, read_population_counts
 
 Cluster = Annotated[str, typer.Option(help="Column with the sampling unit (document)")]
-Score = Annotated[str, typer.Option(help="Score column (0/1 hit, reciprocal rank, …)")]
+Score = Annotated[
+    str | None,
+    typer.Option(
+        help="Score column (0/1 hit, reciprocal rank, …); default: the only score column, "
+        "or hit1 on the study's records"
+    ),
+]
 Level = Annotated[float, typer.Option(help="Confidence level")]
 ScoreRange = Annotated[
     str | None,

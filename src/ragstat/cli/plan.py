@@ -8,39 +8,8 @@ from typing import Annotated
 
 import typer
 
+from ragstat.api.plan import plan as plan_documents
 from ragstat.cli import options as o
-from ragstat.errors import InputError
-from ragstat.inference.planning import (
-    ALLOCATIONS,
-    allocate,
-    half_width,
-    minimum_detectable_difference,
-    pilot_sd,
-    plan_documents,
-    stratum_sd,
-)
-from ragstat.records import aggregate_file, pair_files, read_population_counts
-
-
-def _pilot(pilot, pilot_b, systems, cluster, score, strata):
-    """Pilot DocStats (differences when two systems are given) and whether it is paired."""
-    if pilot_b is not None or systems is not None:
-        pair = o.parse_systems(systems)
-        return pair_files(
-            pilot, pilot_b, systems=pair, cluster=cluster, score=score, stratum=strata
-        ).stats, True
-    return aggregate_file(pilot, cluster=cluster, score=score, stratum=strata), False
-
-
-def _allocation(K: int, population_file: Path, method: str, stats, estimand: str) -> dict:
-    """Split K across the strata of the population file (Neyman: S_h from the pilot)."""
-    counts = read_population_counts(population_file)
-    by = None
-    if method == "neyman":
-        if stats is None or stats.stratum is None:
-            raise InputError("Neyman allocation needs --pilot with --strata")
-        by = stratum_sd(stats, estimand)
-    return {"method": method, "documents": allocate(K, counts, method, by)}
 
 
 def plan(
@@ -64,7 +33,7 @@ def plan(
         str | None, typer.Option(help="A,B in the pilot's system column (paired)")
     ] = None,
     cluster: o.Cluster = "doc_id",
-    score: o.Score = "hit",
+    score: o.Score = None,
     estimand: Annotated[str, typer.Option(help="macro or micro")] = "macro",
     level: o.Level = 0.95,
     population: o.Population = None,
@@ -74,77 +43,31 @@ def plan(
     allocation: Annotated[str, typer.Option(help="proportional or neyman")] = "proportional",
     as_json: o.Json = False,
 ) -> None:
-    """Documents needed for a target half-width (t solved iteratively, finite correction)."""
-    if estimand not in ("micro", "macro"):
-        raise InputError(f"--estimand must be micro or macro, got {estimand!r}")
-    if (half_width_target is None) == (documents is None):
-        raise InputError("give exactly one of --half-width (how many documents?) or --documents K")
-    if (sd is None) == (pilot is None):
-        raise InputError("give the between-document SD with exactly one of --sd or --pilot")
-    if allocation not in ALLOCATIONS:
-        raise InputError(f"--allocation must be one of {', '.join(ALLOCATIONS)}")
-    paired, source, stats = systems is not None or pilot_b is not None, "given (--sd)", None
-    if pilot is not None:
-        stats, paired = _pilot(pilot, pilot_b, systems, cluster, score, strata)
-        sd = pilot_sd(stats, estimand)
-        source = f"pilot {pilot}: K = {stats.K} documents, N = {stats.N:g} queries"
-    out = {
-        "estimand": estimand,
-        "level": level,
-        "sd": sd,
-        "sd_source": source,
-        "population": population,
-        "paired": paired,
-        "power": power,
-    }
-    out |= _numbers(half_width_target, documents, sd, level, population, power, estimand)
-    K = out["documents"]
-    if population_file is not None:
-        out["allocation"] = _allocation(K, population_file, allocation, stats, estimand)
-    out["assumptions"] = _assumptions(estimand, population, paired)
-    if as_json:
-        typer.echo(json.dumps(out, ensure_ascii=False))
-    else:
-        _print(out)
+    """Documents needed for a target half-width (t solved iteratively, finite correction).
 
-
-def _numbers(h, documents, sd, level, M, power, estimand) -> dict:
-    """The plan for h, or the half-width a given K achieves; the detectable difference."""
-    out: dict = {}
-    if h is not None:
-        result = plan_documents(h, sd, level=level, M=M, estimand=estimand)
-        out["plan"], K = result.to_dict(), result.K
-    else:
-        K = documents
-        out["achieved_half_width"] = half_width(K, sd, level, M)
-    out["documents"] = K
-    out["minimum_detectable_difference"] = minimum_detectable_difference(
-        K, sd, level=level, power=power, M=M
+    Pilot fields: see docs/formats.md ("per-query table").
+    """
+    result = plan_documents(
+        half_width_target=half_width_target,
+        documents=documents,
+        sd=sd,
+        pilot=pilot,
+        pilot_b=pilot_b,
+        systems=systems,
+        cluster=cluster,
+        score=score,
+        estimand=estimand,
+        level=level,
+        population=population,
+        power=power,
+        strata=strata,
+        population_file=population_file,
+        allocation=allocation,
     )
-    return out
-
-
-def _assumptions(estimand: str, M: int | None, paired: bool) -> list[str]:
-    return [
-        "simple random sample of documents"
-        + (
-            f" from M = {M} (finite correction)"
-            if M
-            else " from a large population (no finite correction)"
-        ),
-        "h = t(1 − α/2; K − 1) · S/√K · √(1 − K/M); df K − 1, not the CR2 df",
-        (
-            "S = sd of per-document rates"
-            if estimand == "macro"
-            else "S = sd(u_d)/m̄, the ratio estimator's linearisation (u_d = s_d − R n_d)"
-        ),
-        "S is treated as known: a pilot's S is itself uncertain; coverage is not guaranteed",
-        (
-            "differences are paired per query (S is the SD of document differences)"
-            if paired
-            else "the detectable difference uses S as the SD of per-document differences"
-        ),
-    ]
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        _print(result.to_dict())
 
 
 def _print(out: dict) -> None:

@@ -4,18 +4,45 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from ragstat.api.simulate import default_reps
+from ragstat.api.simulate import simulate as simulate_api
 from ragstat.cli import options as o
-from ragstat.cli.runlog import absolute, recorded, write_json
-from ragstat.engine import get_executor
+from ragstat.cli.runlog import RunLog, absolute, recorded, write_json
 from ragstat.errors import InputError
 from ragstat.inference import METHODS
-from ragstat.outfolder import check_complete
+from ragstat.simulation.results import CoverageReport, StudiesCoverage
+
+Census = Annotated[
+    Path | None, typer.Argument(help="Census: per-query table or per-document n,s table")
+]
+Ks = Annotated[str, typer.Option(help="Documents per sample, e.g. 5,20,40,80")]
+Samples = Annotated[
+    int | None, typer.Option(help="Samples per K (default 5,000 for one K, 2,000 per K in a grid)")
+]
+Strata = Annotated[str | None, typer.Option(help="Stratum/type column (stratified, two-stage)")]
+Types = Annotated[
+    int | None, typer.Option(help="Two-stage: types sampled (K = documents per type)")
+]
+BootstrapReps = Annotated[int, typer.Option(help="Bootstrap replicates inside each sample")]
+Fpc = Annotated[bool, typer.Option("--fpc", help="Apply the finite correction 1 − K/M")]
+Seed = Annotated[int, typer.Option(help="Seed of the whole simulation", min=0)]
+Score = Annotated[
+    str | None,
+    typer.Option(help="Score column (default: the only score column; hit1 on study records)"),
+]
+System = Annotated[str | None, typer.Option(help="Rows of this system/retriever only")]
+FromStudy = Annotated[
+    list[Path] | None, typer.Option(help="Study folder(s), e.g. at several chunk sizes")
+]
+#: How a per-document census's score is named in the report.
+DOC_TOTALS = "per-document totals (n, s)"
 
 
 def _ints(value: str, what: str) -> list[int]:
@@ -31,75 +58,48 @@ def _ints(value: str, what: str) -> list[int]:
 
 
 def simulate(
-    census: Annotated[
-        Path | None, typer.Argument(help="Census: per-query table or per-document n,s table")
-    ] = None,
-    k: Annotated[str, typer.Option(help="Documents per sample, e.g. 5,20,40,80")] = "20",
-    reps: Annotated[
-        int | None,
-        typer.Option(help="Samples per K (default 5,000 for one K, 2,000 per K in a grid)"),
-    ] = None,
+    census: Census = None,
+    k: Ks = "20",
+    reps: Samples = None,
     design: o.Design = "srs",
-    strata: Annotated[
-        str | None, typer.Option(help="Stratum/type column (stratified, two-stage)")
-    ] = None,
-    types: Annotated[
-        int | None, typer.Option(help="Two-stage: types sampled (K = documents per type)")
-    ] = None,
+    strata: Strata = None,
+    types: Types = None,
     methods: o.Methods = None,
     estimand: o.Estimand = "micro,macro",
     level: o.Level = 0.95,
-    bootstrap_reps: Annotated[
-        int, typer.Option(help="Bootstrap replicates inside each sample")
-    ] = 999,
-    fpc: Annotated[bool, typer.Option("--fpc", help="Apply the finite correction 1 − K/M")] = False,
-    seed: Annotated[int, typer.Option(help="Seed of the whole simulation", min=0)] = 0,
+    bootstrap_reps: BootstrapReps = 999,
+    fpc: Fpc = False,
+    seed: Seed = 0,
     workers: o.Workers = 1,
     engine: o.Engine = "local",
     scheduler: o.Scheduler = None,
     cluster: o.Cluster = "doc_id",
-    score: o.Score = "hit",
-    system: Annotated[str | None, typer.Option(help="Rows of this system/retriever only")] = None,
-    from_study: Annotated[
-        list[Path] | None, typer.Option(help="Study folder(s), e.g. at several chunk sizes")
-    ] = None,
+    score: Score = None,
+    system: System = None,
+    from_study: FromStudy = None,
     out_folder: o.OutDir = None,
     force: o.Force = False,
     as_json: o.Json = False,
 ) -> None:
     """Draw many samples from a census and count how often each interval covers the truth."""
-    ks = _ints(k, "k")
-    wanted = o.split(methods, METHODS, "methods")
-    estimands = o.split(estimand, ("micro", "macro"), "estimand")
-    reps = reps if reps is not None else (5_000 if len(ks) == 1 else 2_000)
-    opts = dict(
-        reps=reps,
-        design=design,
-        methods=wanted,
-        estimands=estimands,
-        level=level,
-        bootstrap_reps=bootstrap_reps,
-        seed=seed,
-        fpc=fpc,
-        types=types,
-    )
     if (census is None) == (not from_study):
         raise InputError("give a CENSUS file or one or more --from-study folders")
-    settings, inputs = _settings(
-        census, from_study, ks, opts, cluster=cluster, score=score, strata=strata,
-        system=system, engine=engine,
-    )  # fmt: skip
+    ks = _ints(k, "k")
+    opts = _options(ks, reps, design, methods, estimand, level, bootstrap_reps, seed, fpc, types)
+    columns: dict[str, Any] = dict(cluster=cluster, score=score, strata=strata, system=system)
+    settings = _settings(census, from_study, ks, opts, columns, engine)
+    inputs = _inputs(census, from_study)
     with recorded("simulate", settings, inputs=inputs, out=out_folder, force=force) as log:
-        with (
-            _progress(not as_json and sys.stderr.isatty()) as tick,
-            get_executor(workers, engine, scheduler) as executor,
-        ):
-            opts["progress"] = tick
-            opts["executor"] = executor
-            out, pops = _simulate(census, from_study, ks, opts, cluster, score, strata, system)
+        with _progress(not as_json and sys.stderr.isatty()) as tick:
+            result = simulate_api(
+                census, k=ks, **opts, **columns, from_study=from_study, workers=workers,
+                engine=engine, scheduler=scheduler, progress=tick,
+            )  # fmt: skip
+        log.config["score"] = result.score
+        out = result.to_dict()
         log.results = _headline(out)
         if log.out is not None:
-            _write(log, log.out, out, census, from_study, pops, score, types)
+            _write(log, log.out, result, census, from_study, types)
     if as_json:
         typer.echo(json.dumps(out, ensure_ascii=False))
     else:
@@ -108,62 +108,89 @@ def simulate(
         print_coverage(out)
 
 
-def _settings(census, from_study, ks, opts, **columns) -> tuple[dict, dict]:
-    """The run's config for the registry (paths absolute) and its inputs by role."""
-    settings = {
+def _options(
+    ks: list[int],
+    reps: int | None,
+    design: str,
+    methods: str | None,
+    estimand: str,
+    level: float,
+    bootstrap_reps: int,
+    seed: int,
+    fpc: bool,
+    types: int | None,
+) -> dict[str, Any]:
+    """The simulation's options as the twin takes them (names checked, default reps)."""
+    return {
+        "reps": default_reps(ks) if reps is None else reps,
+        "design": design,
+        "methods": o.split(methods, METHODS, "methods"),
+        "estimands": o.split(estimand, ("micro", "macro"), "estimand"),
+        "level": level,
+        "bootstrap_reps": bootstrap_reps,
+        "seed": seed,
+        "fpc": fpc,
+        "types": types,
+    }
+
+
+def _settings(
+    census: Path | None,
+    from_study: list[Path] | None,
+    ks: list[int],
+    opts: dict[str, Any],
+    columns: dict[str, Any],
+    engine: str,
+) -> dict[str, Any]:
+    """The run's config for the registry (paths absolute)."""
+    return {
         "census": absolute(census),
         "from_study": [absolute(f) for f in from_study or []],
         "k": ks,
         **opts,
         **columns,
+        "engine": engine,
     }
-    inputs = (
-        {"census": census}
-        if census is not None
-        else {f"study{i}": Path(f) / "records.parquet" for i, f in enumerate(from_study)}
-    )
-    return settings, inputs
 
 
-def _write(log, folder_out: Path, out: dict, census, from_study, pops, score, types) -> None:
+def _inputs(census: Path | None, from_study: list[Path] | None) -> dict[str, Path | None]:
+    """The run's input files by role."""
+    if census is not None:
+        return {"census": census}
+    return {f"study{i}": Path(f) / "records.parquet" for i, f in enumerate(from_study or [])}
+
+
+def _write(
+    log: RunLog,
+    folder_out: Path,
+    result: CoverageReport | StudiesCoverage,
+    census: Path | None,
+    from_study: list[Path] | None,
+    types: int | None,
+) -> None:
     """result.json and the report in the output folder."""
     from ragstat.report import report_from_simulation
 
-    source = str(census) if census is not None else ", ".join(map(str, from_study))
+    if isinstance(result, StudiesCoverage):
+        source = ", ".join(map(str, from_study or []))
+        pops: Any = [s.report.population for s in result.studies]
+    else:
+        source, pops = str(census), result.population
+    out = result.to_dict()
     log.wrote(write_json(folder_out / "result.json", out))
     log.write_report(
         report_from_simulation(
             out,
             source=source,
             created=log.started_at,
-            census=pops[0] if census is not None else pops,
-            score=score if census is not None else (score if score != "hit" else "hit1"),
+            census=pops,
+            score=result.score or DOC_TOTALS,
             types=types,
         )
     )
 
 
-def _simulate(census, from_study, ks, opts, cluster, score, strata, system) -> tuple[dict, list]:
-    """The simulation's JSON object and the census (one per study) it drew from."""
-    from ragstat.simulation import load_census, simulate_coverage, study_census
-
-    if census is not None:
-        pop = load_census(census, cluster=cluster, score=score, stratum=strata, system=system)
-        return simulate_coverage(pop, ks, **opts).to_dict(), [pop]
-    out: dict = {"studies": []}
-    pops = []
-    for folder in from_study:
-        check_complete(folder)
-        name = score if score != "hit" else "hit1"
-        pop, info = study_census(folder, score=name, system=system)
-        rep = simulate_coverage(pop, ks, **opts).to_dict()
-        info["expected_chunks_per_sample"] = {str(x): x * float(pop.n.mean()) for x in ks}
-        out["studies"].append({**info, **rep})
-        pops.append(pop)
-    return out, pops
-
-
-def _headline(out: dict) -> dict:
+def _headline(out: dict[str, Any]) -> dict[str, Any]:
     """Coverage per K, estimand and method: what a registry diff compares."""
     reports = out.get("studies", [out])
     heads = {}
@@ -174,7 +201,7 @@ def _headline(out: dict) -> dict:
 
 
 @contextmanager
-def _progress(show: bool):
+def _progress(show: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar over blocks of samples on a terminal; nothing when piped."""
     if not show:
         yield None

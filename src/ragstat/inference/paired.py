@@ -17,16 +17,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from ragstat.errors import InputError
 from ragstat.inference.design_analysis import analyze_design
 from ragstat.inference.estimators import ESTIMANDS
-from ragstat.inference.results import METHODS, EstimandResult, Interval, IntervalReport
+from ragstat.inference.results import (
+    METHODS,
+    EstimandResult,
+    Interval,
+    IntervalReport,
+    recommended_rows,
+)
 from ragstat.inference.verdict import verdicts
 from ragstat.records.docstats import DocStats
 from ragstat.records.paired import Pairing
+from ragstat.tidy import Tidy, plain
 
 __all__ = [
     "EXACT_MAX_DOCS",
@@ -112,9 +120,13 @@ def paired_summary(
     )
 
 
-@dataclass(frozen=True)
-class ComparisonReport:
-    """Intervals on the per-query differences A − B plus the paired summary."""
+@dataclass(frozen=True, repr=False)
+class ComparisonReport(Tidy):
+    """Intervals on the per-query differences A − B plus the paired summary.
+
+    ``to_frame()`` has one row per estimand × method (the difference A − B, with the
+    sign-flip p-value of the estimand); ``repr`` leads with the plain verdicts.
+    """
 
     report: IntervalReport
     paired: PairedSummary
@@ -129,6 +141,26 @@ class ComparisonReport:
         a, b = self.pairing.systems if self.pairing is not None else ("A", "B")
         out["verdicts"] = [v.to_dict() for v in verdicts(self, a, b, score=self.report.score)]
         return out
+
+    @property
+    def systems(self) -> tuple[str, str]:
+        return self.pairing.systems if self.pairing is not None else ("A", "B")
+
+    def rows(self) -> list[dict[str, Any]]:
+        a, b = self.systems
+        p = self.paired.permutation_p
+        return [
+            {"a": a, "b": b, **r, "permutation_p": plain(p.get(r["estimand"]))}
+            for r in self.report.rows()
+        ]
+
+    def headline_rows(self) -> list[dict[str, Any]]:
+        return recommended_rows(self.report.estimands)
+
+    def title(self) -> str:
+        a, b = self.systems
+        lines = [v.sentence for v in verdicts(self, a, b, score=self.report.score)]
+        return "\n".join([f"{a} − {b}: " + self.report.title(), *lines])
 
 
 #: Monte-Carlo sign flips: at 10⁷ the SE of a p-value near 0.05 is 0.00007; more only costs time.

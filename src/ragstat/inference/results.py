@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from ragstat.tidy import Tidy, plain
 
 __all__ = [
     "METHODS",
@@ -176,9 +179,29 @@ class DesignInfo:
         }
 
 
-@dataclass(frozen=True)
-class IntervalReport:
-    """Everything `ragstat interval` computes for one score."""
+def interval_rows(estimands: dict[str, EstimandResult]) -> list[dict[str, Any]]:
+    """Tidy rows: one per estimand × method, the recommended one flagged."""
+    rows = []
+    for name, res in estimands.items():
+        for iv in res.intervals:
+            row: dict[str, Any] = {"estimand": name}
+            row |= {k: plain(v) for k, v in iv.to_dict().items() if k != "estimand"}
+            row["recommended"] = iv.method == res.recommended
+            rows.append(row)
+    return rows
+
+
+def recommended_rows(estimands: dict[str, EstimandResult]) -> list[dict[str, Any]]:
+    """The recommended interval of each estimand (the rows a short repr shows)."""
+    return [r for r in interval_rows(estimands) if r["recommended"]]
+
+
+@dataclass(frozen=True, repr=False)
+class IntervalReport(Tidy):
+    """Everything `ragstat interval` computes for one score.
+
+    ``to_frame()`` has one row per estimand × method; ``repr`` shows the recommended ones.
+    """
 
     score: str
     K: int
@@ -206,3 +229,15 @@ class IntervalReport:
             "diagnostics": self.diagnostics.to_dict(),
             "warnings": list(self.warnings),
         }
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [{"score": self.score, **r} for r in interval_rows(self.estimands)]
+
+    def headline_rows(self) -> list[dict[str, Any]]:
+        return recommended_rows(self.estimands)
+
+    def title(self) -> str:
+        return (
+            f"{self.score}: K = {self.K} documents, N = {plain(self.N):g} queries, "
+            f"{self.level:.0%} intervals ({self.design.name})"
+        )

@@ -2,7 +2,13 @@
 
 from ragstat.records.aggregate import aggregate_arrays, aggregate_frame
 from ragstat.records.docstats import DocStats, LagSums, QueryScores
-from ragstat.records.files import aggregate_file, dataset_files, load_query_scores, table_columns
+from ragstat.records.files import (
+    aggregate_file,
+    dataset_files,
+    load_query_scores,
+    table_columns,
+    table_schema,
+)
 from ragstat.records.paired import ON_MISSING, PairedTable, Pairing, pair_files
 from ragstat.records.population import read_population_counts
 from ragstat.records.scale import aggregate_dataset, aggregate_path
@@ -24,4 +30,5 @@ __all__ = [
     "pair_files",
     "read_population_counts",
     "table_columns",
+    "table_schema",
 ]

@@ -118,9 +118,16 @@ def system_column_of(available: list[str], preferred: str | None = None) -> str 
 
 
 def select_system(
-    con, label: str, view: str, column: str | None, system: str | None, out: str
+    con,
+    label: str,
+    view: str,
+    column: str | None,
+    system: str | None,
+    out: str,
+    require: bool = True,
 ) -> None:
-    """``out`` = rows of ``view`` for one system; several systems without a choice is an error."""
+    """``out`` = rows of ``view`` for one system; several systems without a choice is an error,
+    and so (``require``) is a system with no rows, naming the systems present."""
     if system is None:
         if column is not None:
             systems = [
@@ -142,6 +149,18 @@ def select_system(
         f"CREATE TEMP VIEW {ident(out)} AS SELECT * FROM {ident(view)} "
         f"WHERE CAST({ident(column)} AS VARCHAR) = {sql_str(system)}"
     )
+    if require and con.execute(f"SELECT 1 FROM {ident(out)} LIMIT 1").fetchone() is None:
+        present = [
+            str(r[0])
+            for r in con.execute(
+                f"SELECT DISTINCT CAST({ident(column)} AS VARCHAR) FROM {ident(view)} ORDER BY 1 LIMIT 21"
+            ).fetchall()
+        ]
+        more = "…" if len(present) > 20 else ""
+        raise InputError(
+            f"{label}: no rows of system {system!r}; the {column} column holds "
+            f"{', '.join(present[:20])}{more}"
+        )
 
 
 def validate(con, label: str, view: str, cols: Columns) -> float:

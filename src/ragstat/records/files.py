@@ -21,6 +21,7 @@ __all__ = [
     "load_query_scores",
     "open_dataset_file",
     "table_columns",
+    "table_schema",
 ]
 
 #: Suffixes of the files a dataset folder is made of.
@@ -78,7 +79,13 @@ def open_dataset_file(con, file: DatasetFile, system: str | None, system_column:
     available = duck.columns_of(con, "src")
     column = duck.system_column_of(available, system_column)
     duck.select_system(
-        con, path + (f" (system {system!r})" if system else ""), "src", column, system, "rows"
+        con,
+        path + (f" (system {system!r})" if system else ""),
+        "src",
+        column,
+        system,
+        "rows",
+        require=False,  # one file of a dataset may hold other systems only
     )
     return available, column
 
@@ -116,6 +123,20 @@ def _partition(f: Path, root: Path) -> tuple[tuple[str, str], ...]:
         return ()
     pairs = [part.split("=", 1) for part in folders if "=" in part]
     return tuple((unquote(k), unquote(v)) for k, v in pairs if k)
+
+
+def table_schema(path: str | Path) -> list[tuple[str, str]]:
+    """(name, DuckDB type) of each column of a per-query table, or of a dataset's first file
+    plus its partition columns (VARCHAR)."""
+    files = dataset_files(path)
+    first, partitions = files[0]
+    con = duck.connect()
+    try:
+        duck.attach(con, first, "src")
+        rows = con.execute("DESCRIBE src").fetchall()
+    finally:
+        con.close()
+    return [(str(r[0]), str(r[1])) for r in rows] + [(k, "VARCHAR") for k, _ in partitions]
 
 
 def table_columns(path: str | Path) -> list[str]:

@@ -193,16 +193,16 @@ def simulate(
         workers if executor is None else executor.workers,
     )
     base = _Task(
-        census,
-        design,
-        0,
-        0,
-        None,
-        methods,
-        tuple(estimands),
-        level,
-        bootstrap_reps,
-        fpc,
+        census=census,
+        design=design,
+        k=0,
+        reps=0,
+        seed=None,
+        methods=methods,
+        estimands=tuple(estimands),
+        level=level,
+        bootstrap_reps=bootstrap_reps,
+        fpc=fpc,
         types=types,
     )
     ks = [int(k) for k in ks]
@@ -211,24 +211,33 @@ def simulate(
             parts = _run_all(local, base, ks, reps, seed, progress)
     else:
         parts = _run_all(executor, base, ks, reps, seed, progress)
-    results, notes = [], []
-    if design != "srs":
+    return _report(base, parts, reps=reps, seed=seed)
+
+
+def _report(
+    base: _Task, parts: list[tuple[list[MethodCoverage], list[str]]], *, reps: int, seed: int
+) -> CoverageReport:
+    """The report of every K's rows and notes, with the recommended method per K/estimand."""
+    results: list[MethodCoverage] = []
+    notes: list[str] = []
+    if base.design != "srs":
         notes.append(
-            f"{design} design: design-based intervals with finite corrections; "
+            f"{base.design} design: design-based intervals with finite corrections; "
             "--methods, --fpc and --bootstrap-reps apply to srs only"
         )
     for rows, why in parts:
         results += rows
         notes += why
     report = CoverageReport(
-        census=census.summary(),
-        design=design,
-        level=level,
+        census=base.census.summary(),
+        design=base.design,
+        level=base.level,
         seed=seed,
         reps=reps,
-        bootstrap_reps=bootstrap_reps,
+        bootstrap_reps=base.bootstrap_reps,
         results=tuple(results),
         notes=tuple(notes),
+        population=base.census,
     )
     return recommend(report)
 
@@ -278,7 +287,7 @@ def _run_all(
             for key, block in part.items():
                 if key not in open_k:
                     est, method = key
-                    at = [seed, k, len(open_k)]  # the reservoir's own seed
+                    at = np.random.SeedSequence([seed, k, len(open_k)])  # the reservoir's own seed
                     open_k[key] = RunningTally(k, est, method, target[est], reps, at)
                 open_k[key].add(block)
             if last:

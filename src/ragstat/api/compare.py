@@ -1,0 +1,157 @@
+"""``ragstat.compare``: paired comparison of two systems on the same queries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragstat.api.columns import read_schema, resolve_column, resolve_score
+from ragstat.api.data import Data, as_path, label_of
+from ragstat.api.design import PopulationCounts, apply_design, srs_options, strata_column
+from ragstat.errors import InputError
+from ragstat.inference import DEFAULT_REPS
+from ragstat.inference.paired import ComparisonReport
+from ragstat.inference.paired import compare as compare_systems
+from ragstat.inference.weighted import WEIGHTED_DEFAULT
+from ragstat.records import ON_MISSING, DocStats, PairedTable, pair_files
+
+__all__ = ["ComparisonRun", "compare", "compare_run", "parse_systems"]
+
+
+@dataclass(frozen=True)
+class ComparisonRun:
+    """A comparison with the per-document differences a report needs beside it."""
+
+    result: ComparisonReport
+    stats: DocStats
+    score: str
+
+
+def parse_systems(systems: str | Sequence[str] | None) -> tuple[str, str] | None:
+    """``"A,B"`` or ``("A", "B")`` → ("A", "B"); anything but two non-empty names is an error."""
+    if systems is None:
+        return None
+    items = systems.split(",") if isinstance(systems, str) else list(systems)
+    pair = tuple(str(v).strip() for v in items)
+    if len(pair) != 2 or not all(pair):
+        raise InputError(f"--systems expects two names, A,B; got {systems!r}")
+    return pair[0], pair[1]
+
+
+def compare(
+    a: Data,
+    b: Data | None = None,
+    *,
+    systems: str | Sequence[str] | None = None,
+    cluster: str = "doc_id",
+    score: str | None = None,
+    query_id: str = "query_id",
+    on_missing: str = "error",
+    level: float = 0.95,
+    population: int | None = None,
+    methods: Sequence[str] | None = None,
+    estimands: Sequence[str] = ("micro", "macro"),
+    bootstrap_reps: int = DEFAULT_REPS,
+    permutation_reps: int = 9_999,
+    seed: int | None = None,
+    design: str = "srs",
+    strata: str | None = None,
+    population_file: PopulationCounts | None = None,
+) -> ComparisonReport:
+    """Intervals for the per-query difference A − B, clustered by document, and a
+    document-level sign-flip test.
+
+    Either two per-query tables ``a`` and ``b`` (paths, DataFrames or pyarrow Tables)
+    aligned on ``query_id``, or one table ``a`` with a system column and
+    ``systems=("A", "B")``. ``on_missing="drop"`` drops queries found in one table only
+    (counted in the result); the default is an error naming them.
+    """
+    return compare_run(**locals()).result
+
+
+def compare_run(
+    a: Data,
+    b: Data | None = None,
+    *,
+    systems: str | Sequence[str] | None = None,
+    cluster: str = "doc_id",
+    score: str | None = None,
+    query_id: str = "query_id",
+    on_missing: str = "error",
+    level: float = 0.95,
+    population: int | None = None,
+    methods: Sequence[str] | None = None,
+    estimands: Sequence[str] = ("micro", "macro"),
+    bootstrap_reps: int = DEFAULT_REPS,
+    permutation_reps: int = 9_999,
+    seed: int | None = None,
+    design: str = "srs",
+    strata: str | None = None,
+    population_file: PopulationCounts | None = None,
+) -> ComparisonRun:
+    """:func:`compare` with the per-document differences it used."""
+    if on_missing not in ON_MISSING:
+        raise InputError(f"--on-missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
+    pair = parse_systems(systems)
+    with ExitStack() as stack:
+        path_a = stack.enter_context(as_path(a, "a"))
+        path_b = None if b is None else stack.enter_context(as_path(b, "b"))
+        names = [n for n, _ in read_schema(path_a)]
+        where = label_of(a, "a")
+        cluster = resolve_column(names, cluster, "--cluster", where)
+        score = resolve_score(read_schema(path_a), score, where)
+        column = strata_column(strata)
+        if column is not None:
+            strata = resolve_column(names, column, "--strata", where)
+
+        def load(with_rows: bool) -> PairedTable:
+            return pair_files(
+                path_a,
+                path_b,
+                systems=pair,
+                cluster=cluster,
+                score=score,
+                query_id=query_id,
+                stratum=strata_column(strata),
+                on_missing=on_missing,
+                with_rows=with_rows,
+            )
+
+        table = _named(load(False), a, b, pair)
+        stats, counts = apply_design(
+            table.stats, design, strata, population_file, population=population, methods=methods
+        )
+        if table.weighted and methods is None:  # sampled queries: the weighted default set
+            methods = list(WEIGHTED_DEFAULT)
+        srs = srs_options(
+            design, methods, population, bootstrap_reps, stats, lambda: load(True).query_scores
+        )
+        result = compare_systems(
+            stats,
+            pairing=table.pairing,
+            design=design,
+            population_counts=counts,
+            level=level,
+            estimands=list(estimands),
+            permutation_reps=permutation_reps,
+            seed=seed,
+            **srs,
+        )
+    return ComparisonRun(result, stats, score)
+
+
+def _named(
+    table: PairedTable, a: Data, b: Data | None, pair: tuple[str, str] | None
+) -> PairedTable:
+    """Frames have no file stem: name their systems A and B (unless ``systems`` named them)."""
+    if pair is not None or (isinstance(a, (str, Path)) and isinstance(b, (str, Path))):
+        return table
+    from dataclasses import replace
+
+    names = (
+        Path(a).stem if isinstance(a, (str, Path)) else "A",
+        Path(b).stem if isinstance(b, (str, Path)) else "B",
+    )
+    return replace(table, pairing=replace(table.pairing, systems=names))

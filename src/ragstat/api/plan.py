@@ -1,0 +1,247 @@
+"""``ragstat.plan``: how many documents to label, and what a given K buys.
+
+``h(K) = t(1 − α/2; K − 1) · S/√K · √(1 − K/M)``; the answer is the smallest K with
+h(K) ≤ h. The minimum detectable paired difference is
+``(t(1 − α/2) + t(power)) · S/√K · √(1 − K/M)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragstat.api.columns import read_schema, resolve_column, resolve_score
+from ragstat.api.compare import parse_systems
+from ragstat.api.data import Data, as_path, label_of
+from ragstat.api.design import PopulationCounts
+from ragstat.errors import InputError
+from ragstat.inference.planning import (
+    ALLOCATIONS,
+    Plan,
+    allocate,
+    half_width,
+    minimum_detectable_difference,
+    pilot_sd,
+    plan_documents,
+    stratum_sd,
+)
+from ragstat.records import DocStats, aggregate_file, pair_files, read_population_counts
+from ragstat.tidy import Tidy, plain
+
+__all__ = ["Allocation", "PlanResult", "plan"]
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """K split across strata (``documents``: stratum → K_h)."""
+
+    method: str
+    documents: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "documents": dict(self.documents)}
+
+
+@dataclass(frozen=True, repr=False)
+class PlanResult(Tidy):
+    """A plan: documents for a target half-width, or what a given K achieves."""
+
+    estimand: str
+    level: float
+    sd: float
+    sd_source: str
+    population: int | None
+    paired: bool
+    power: float
+    documents: int
+    minimum_detectable_difference: float
+    plan: Plan | None = None
+    achieved_half_width: float | None = None
+    allocation: Allocation | None = None
+    assumptions: tuple[str, ...] = field(default_factory=tuple)
+
+    headline_columns = ("estimand", "documents", "half_width", "minimum_detectable_difference")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "estimand": self.estimand,
+            "level": self.level,
+            "sd": self.sd,
+            "sd_source": self.sd_source,
+            "population": self.population,
+            "paired": self.paired,
+            "power": self.power,
+        }
+        if self.plan is not None:
+            out["plan"] = self.plan.to_dict()
+        else:
+            out["achieved_half_width"] = self.achieved_half_width
+        out["documents"] = self.documents
+        out["minimum_detectable_difference"] = self.minimum_detectable_difference
+        if self.allocation is not None:
+            out["allocation"] = self.allocation.to_dict()
+        out["assumptions"] = list(self.assumptions)
+        return out
+
+    def rows(self) -> list[dict[str, Any]]:
+        h = self.plan.achieved if self.plan is not None else self.achieved_half_width
+        return [
+            {
+                "estimand": self.estimand,
+                "level": self.level,
+                "sd": plain(self.sd),
+                "population": self.population,
+                "documents": self.documents,
+                "target_half_width": None if self.plan is None else self.plan.half_width,
+                "half_width": plain(h),
+                "power": self.power,
+                "minimum_detectable_difference": plain(self.minimum_detectable_difference),
+                "paired": self.paired,
+            }
+        ]
+
+    def title(self) -> str:
+        return f"plan ({self.estimand}, level {self.level:g}, S = {self.sd:.4g}: {self.sd_source})"
+
+
+def _check(
+    estimand: str, half_width_target: float | None, documents: int | None, sd: float | None,
+    pilot: Data | None, allocation: str,
+) -> None:  # fmt: skip
+    if estimand not in ("micro", "macro"):
+        raise InputError(f"--estimand must be micro or macro, got {estimand!r}")
+    if (half_width_target is None) == (documents is None):
+        raise InputError("give exactly one of --half-width (how many documents?) or --documents K")
+    if (sd is None) == (pilot is None):
+        raise InputError("give the between-document SD with exactly one of --sd or --pilot")
+    if allocation not in ALLOCATIONS:
+        raise InputError(f"--allocation must be one of {', '.join(ALLOCATIONS)}")
+
+
+def _pilot(
+    pilot: Data, pilot_b: Data | None, systems: str | tuple[str, str] | None, cluster: str,
+    score: str | None, strata: str | None,
+) -> tuple[DocStats, bool]:  # fmt: skip
+    """Pilot DocStats (differences when two systems are given) and whether it is paired."""
+    with as_path(pilot, "pilot") as path:
+        where = label_of(pilot, "pilot")
+        names = [n for n, _ in read_schema(path)]
+        cluster = resolve_column(names, cluster, "--cluster", where)
+        score = resolve_score(read_schema(path), score, where)
+        if strata is not None:
+            strata = resolve_column(names, strata, "--strata", where)
+        if pilot_b is not None or systems is not None:
+            pair = parse_systems(systems)
+            second = as_path(pilot_b, "pilot_b") if pilot_b is not None else nullcontext()
+            with second as path_b:
+                table = pair_files(
+                    path, path_b, systems=pair, cluster=cluster, score=score, stratum=strata
+                )
+            return table.stats, True
+        return aggregate_file(path, cluster=cluster, score=score, stratum=strata), False
+
+
+def plan(
+    *,
+    half_width_target: float | None = None,
+    documents: int | None = None,
+    sd: float | None = None,
+    pilot: Data | None = None,
+    pilot_b: Data | None = None,
+    systems: str | tuple[str, str] | None = None,
+    cluster: str = "doc_id",
+    score: str | None = None,
+    estimand: str = "macro",
+    level: float = 0.95,
+    population: int | None = None,
+    power: float = 0.8,
+    strata: str | None = None,
+    population_file: PopulationCounts | None = None,
+    allocation: str = "proportional",
+) -> PlanResult:
+    """Documents needed for a target half-width (``half_width_target``), or the half-width
+    a given number of ``documents`` achieves, with the minimum detectable difference.
+
+    The between-document SD S is given (``sd``) or estimated from a ``pilot`` per-query
+    table (two systems: ``pilot_b`` or ``systems`` → the SD of per-document differences).
+    ``population_file`` (a file or a mapping stratum → M) splits K across strata.
+    """
+    _check(estimand, half_width_target, documents, sd, pilot, allocation)
+    paired, source, stats = systems is not None or pilot_b is not None, "given (--sd)", None
+    if pilot is not None:
+        stats, paired = _pilot(pilot, pilot_b, systems, cluster, score, strata)
+        sd = pilot_sd(stats, estimand)
+        source = (
+            f"pilot {label_of(pilot, 'pilot')}: K = {stats.K} documents, N = {stats.N:g} queries"
+        )
+    if sd is None:  # unreachable after _check; keeps the type checker informed
+        raise InputError("give --sd or --pilot")
+    result: Plan | None = None
+    if half_width_target is not None:
+        result = plan_documents(half_width_target, sd, level=level, M=population, estimand=estimand)
+        K = result.K
+    else:
+        K = int(documents or 0)
+    split = None
+    if population_file is not None:
+        split = _allocation(K, population_file, allocation, stats, estimand)
+    return PlanResult(
+        estimand=estimand,
+        level=level,
+        sd=sd,
+        sd_source=source,
+        population=population,
+        paired=paired,
+        power=power,
+        documents=K,
+        minimum_detectable_difference=minimum_detectable_difference(
+            K, sd, level=level, power=power, M=population
+        ),
+        plan=result,
+        achieved_half_width=None if result is not None else half_width(K, sd, level, population),
+        allocation=split,
+        assumptions=tuple(_assumptions(estimand, population, paired)),
+    )
+
+
+def _allocation(
+    K: int, population_file: PopulationCounts, method: str, stats: DocStats | None, estimand: str
+) -> Allocation:
+    """Split K across the strata of the population (Neyman: S_h from the pilot)."""
+    counts = (
+        {str(k): int(v) for k, v in population_file.items()}
+        if isinstance(population_file, Mapping)
+        else read_population_counts(Path(population_file))
+    )
+    by = None
+    if method == "neyman":
+        if stats is None or stats.stratum is None:
+            raise InputError("Neyman allocation needs --pilot with --strata")
+        by = stratum_sd(stats, estimand)
+    return Allocation(method, allocate(K, counts, method, by))
+
+
+def _assumptions(estimand: str, M: int | None, paired: bool) -> list[str]:
+    return [
+        "simple random sample of documents"
+        + (
+            f" from M = {M} (finite correction)"
+            if M
+            else " from a large population (no finite correction)"
+        ),
+        "h = t(1 − α/2; K − 1) · S/√K · √(1 − K/M); df K − 1, not the CR2 df",
+        (
+            "S = sd of per-document rates"
+            if estimand == "macro"
+            else "S = sd(u_d)/m̄, the ratio estimator's linearisation (u_d = s_d − R n_d)"
+        ),
+        "S is treated as known: a pilot's S is itself uncertain; coverage is not guaranteed",
+        (
+            "differences are paired per query (S is the SD of document differences)"
+            if paired
+            else "the detectable difference uses S as the SD of per-document differences"
+        ),
+    ]
