@@ -30,9 +30,20 @@ ALLOWED: dict[str, set[str]] = {
     "decisions": {"records", "inference", "metrics"},
     "testsets": {"records", "inference"},
     "api": {
-        "records", "inference", "corpus", "retrieval", "study", "metrics", "simulation",
-        "engine", "report", "registry", "adapters", "decisions", "testsets",
-    },  # fmt: skip
+        "records",
+        "inference",
+        "corpus",
+        "retrieval",
+        "study",
+        "metrics",
+        "simulation",
+        "engine",
+        "report",
+        "registry",
+        "adapters",
+        "decisions",
+        "testsets",
+    },
 }
 #: Above the library: they may import any layer, and nothing imports them (but each other).
 TOP = {"cli", "ui", "_entry", "__main__"}
