@@ -213,6 +213,57 @@ def test_pdf_extraction_uses_pypdf_text(monkeypatch, tmp_path):
     assert extract_module.pdf_to_text(b"ignored") == "primeira página\n\núltima"
 
 
+def damaged_pdf(text: str | None) -> bytes:
+    """``minimal_pdf`` with a wrong ``startxref`` offset: pypdf warns, rebuilds, reads on."""
+    return minimal_pdf(text).replace(b"startxref\n", b"startxref\n9")
+
+
+def test_damaged_pdf_warnings_are_counted_per_file_not_printed(tmp_path, capsys):
+    import logging
+
+    from ragstat.cli.terminal import route_warnings
+
+    (tmp_path / "damaged.pdf").write_bytes(damaged_pdf("Hello damaged world"))
+    (tmp_path / "clean.pdf").write_bytes(minimal_pdf("Hello clean world"))
+    (tmp_path / "damaged_scan.pdf").write_bytes(damaged_pdf(None))
+    pypdf_logger = logging.getLogger("pypdf")
+    before = (pypdf_logger.propagate, pypdf_logger.level, list(pypdf_logger.handlers))
+    with route_warnings():  # what the CLI installs: nothing may reach it
+        corpus = load_folder(tmp_path)
+    assert capsys.readouterr().err == ""
+    assert (pypdf_logger.propagate, pypdf_logger.level, pypdf_logger.handlers) == before
+    docs = {d.doc_id: d for d in corpus.documents}
+    assert docs["damaged.pdf"].text.strip() == "Hello damaged world"  # the text is kept
+    meta = docs["damaged.pdf"].metadata
+    assert meta["extraction_warnings"] >= 1
+    assert meta["first_extraction_warning"] == "pypdf: incorrect startxref pointer(2)"
+    assert docs["clean.pdf"].metadata == {"format": "pdf", "folder": ""}
+    (scan,) = corpus.excluded
+    assert scan.source == "damaged_scan.pdf"
+    assert scan.reason.startswith("no extractable text in 1 page(s)")
+    assert "warning(s) while reading, the first: pypdf: incorrect startxref pointer(2)" in (
+        scan.reason
+    )
+
+
+def test_extract_keeps_warnings_and_log_records_of_the_reading_library():
+    import logging
+    import warnings
+
+    def noisy(data: bytes) -> str:
+        warnings.warn("odd\n  font", UserWarning, stacklevel=1)
+        logging.getLogger("pypdf._page").warning("bad width %d", 3)
+        logging.getLogger("pypdf._page").info("not a warning")
+        return data.decode()
+
+    got = extract_module.extract(noisy, b"text")
+    assert got == extract_module.Extracted(
+        "text",
+        ("UserWarning: odd font", "pypdf: bad width 3"),  # in the order raised
+    )
+    assert extract_module.extract(bytes.decode, b"quiet") == extract_module.Extracted("quiet")
+
+
 def test_folder_empty_missing_or_nothing_readable(tmp_path):
     with pytest.raises(InputError, match="is empty"):
         load_folder(tmp_path)

@@ -19,6 +19,7 @@ from ragstat.errors import InputError
 from ragstat.inference import analyze
 from ragstat.inference.diagnostics import compute_diagnostics
 from ragstat.inference.paired import compare
+from ragstat.inference.results import Interval
 from ragstat.records import QueryScores, aggregate_arrays
 from ragstat.records.paired import Pairing
 from ragstat.report import (
@@ -35,6 +36,7 @@ from ragstat.report import (
     write_report,
 )
 from ragstat.report.figures import figure_specs, render_svg
+from ragstat.report.model import UNRECORDED
 from ragstat.report.parts import acf_by_lag
 from ragstat.simulation import Census, simulate_coverage, study_census
 from ragstat.study import StudyConfig, run_study, write_study
@@ -132,6 +134,49 @@ def test_load_refuses_newer_corrupt_and_incomplete(study_report, tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(InputError, match=r"results\[0\]\.estimate"):
         load_report(path)
+
+
+#: The keys of an interval row in a report.json written before reports held `Interval`s.
+OLD_ROW = ("method", "estimand", "estimate", "lower", "upper", "level", "df", "se", "naive",
+           "available", "reason", "replicates", "discarded")  # fmt: skip
+
+
+def test_report_intervals_are_the_inference_interval_type():
+    stats, *_ = _interval_inputs()
+    res = analyze(stats, seed=1, bootstrap_reps=199)
+    rep = report_from_interval(res, stats, source="x", created=CREATED)
+    for block in rep.results:
+        computed = res.estimands[block.estimand]
+        assert all(isinstance(iv, Interval) for iv in block.intervals)
+        assert [iv.reference for iv in block.intervals] == [
+            iv.reference for iv in computed.intervals
+        ]
+    assert Report.from_dict(json.loads(json.dumps(rep.to_dict()))) == rep
+
+
+def test_report_json_with_old_interval_rows_still_renders(tmp_path):
+    stats, *_ = _interval_inputs()
+    rep = report_from_interval(
+        analyze(stats, seed=1, bootstrap_reps=199), stats, source="x", created=CREATED
+    )
+    run = tmp_path / "run"
+    paths = write_report(rep, run)
+    before = {k: p.read_bytes() for k, p in paths.items() if k != "json"}
+    data = json.loads(paths["json"].read_text(encoding="utf-8"))
+    for block in data["results"]:
+        block["intervals"] = [{k: iv[k] for k in OLD_ROW} for iv in block["intervals"]]
+    paths["json"].write_text(json.dumps(data), encoding="utf-8")
+    old = load_report(paths["json"])
+    assert all(iv.reference == UNRECORDED for b in old.results for iv in b.intervals)
+    assert old == replace(
+        rep,
+        results=tuple(
+            replace(b, intervals=tuple(replace(iv, reference=UNRECORDED) for iv in b.intervals))
+            for b in rep.results
+        ),
+    )
+    again = render_folder(run)  # what `ragstat report OLD_FOLDER` does
+    assert {k: p.read_bytes() for k, p in again.items() if k != "json"} == before
 
 
 # --- interval ------------------------------------------------------------------------------

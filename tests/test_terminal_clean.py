@@ -310,3 +310,83 @@ def test_dask_shutdown_prints_no_traceback(tmp_path):
     assert busy.returncode == 0, busy.stderr
     assert busy.stdout.strip() == "caught task 0 is bad input"
     assert "Traceback" not in busy.stderr and _stderr_lines(busy.stderr) == []
+
+
+# ------------------------------------------------------------------------ piped output
+
+#: What a Python repr looks like in printed text (a dict, a numpy scalar, a missing value).
+REPRS = ("{'", "np.float64", "np.int64", "seed None", "= None")
+
+
+def _no_repr(text: str) -> None:
+    found = [r for r in REPRS if r in text]
+    assert not found, f"Python repr(s) {found} in:\n{text}"
+
+
+def _study_folder(path: Path) -> Path:
+    """Eleven documents of several chunks, one of a single chunk (excluded with a reason)."""
+    rng = np.random.default_rng(3)
+    path.mkdir()
+    for i in range(12):
+        words = [f"t{i}w{j}" for j in range(30)] + [f"c{j}" for j in range(100)]
+        n = 15 if i == 0 else int(rng.integers(120, 300))
+        (path / f"doc{i:02d}.txt").write_text(" ".join(rng.choice(words, n)), "utf-8")
+    return path
+
+
+def test_piped_interval_output_keeps_long_lines_whole(tmp_path):
+    """Through a real pipe, with no COLUMNS: rich would break lines at 80 columns."""
+    path = _table(tmp_path / "t.csv")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    done = subprocess.run(
+        [sys.executable, "-m", "ragstat", "interval", str(path), "--seed", "1",
+         "--bootstrap-reps", "99"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    diagnostics = [line for line in lines if line.startswith("ICC ")]
+    assert len(diagnostics) == 1 and len(diagnostics[0]) > 100
+    assert "top 10 % hold" in diagnostics[0]  # its end, on the same line
+    assert any(len(line) > 80 for line in lines if line.startswith("★ "))
+    _no_repr(done.stdout)
+
+
+def test_piped_study_and_simulate_print_words_not_reprs(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    folder = _study_folder(tmp_path / "corpus")
+    args = ["study", str(folder), "--out", str(tmp_path / "out"), "--chunk-words", "30",
+            "--query-words", "8", "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    _no_repr(out)
+    head = out.splitlines()[0]
+    assert "excluded single chunk: 1" in head and head.endswith("queries per retriever")
+    assert main(["simulate", str(_table(tmp_path / "c.csv")), "--k", "4", "--reps", "20",
+                 "--bootstrap-reps", "49"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    _no_repr(out)
+    assert any(
+        line.startswith("census: ") and "samples per K, seed 0" in line for line in out.splitlines()
+    )
+
+
+def test_plain_text_writes_values_as_words():
+    from ragstat.cli.terminal import plain_text
+
+    assert plain_text({"single chunk": 74, "empty text": np.int64(3)}) == (
+        "single chunk: 74, empty text: 3"
+    )
+    assert plain_text([np.float64(0.123456), None, True]) == "0.1235, —, yes"
+    assert plain_text(1234567) == "1,234,567" and plain_text("a\x1bb") == "a\\x1bb"
+
+
+def test_console_is_wide_only_when_piped(monkeypatch):
+    from ragstat.cli.terminal import PIPE_WIDTH, console
+
+    monkeypatch.setenv("COLUMNS", "40")
+    piped = console()  # pytest captures stdout: not a terminal
+    assert piped.width == PIPE_WIDTH and piped.soft_wrap
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich treats the output as a terminal
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    assert console().width == 40

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ragstat.cli.terminal import console as default_console
-from ragstat.cli.terminal import literal, markup
+from ragstat.cli.terminal import literal, markup, plain_text
 from ragstat.inference.paired import ComparisonReport
 from ragstat.inference.results import EstimandResult, IntervalReport
 from ragstat.inference.verdict import QUESTIONS, Verdict, format_amount, unit_scale_for, verdicts
@@ -43,10 +43,11 @@ def print_report(
 ) -> None:
     """The report's tables; ``names`` (A, B) mark it as the difference A − B of a comparison."""
     console = console or default_console()
+    seed = "" if report.seed is None else f", seed {report.seed}"
     console.print(
         f"[bold]{markup(source)}[/]  score [bold]{markup(report.score)}[/]  "
-        f"K = {report.K} documents, N = {report.N} queries, level {report.level * 100:g}%, "
-        f"seed {report.seed}",
+        f"K = {plain_text(report.K)} documents, N = {plain_text(report.N, 6)} queries, "
+        f"level {report.level * 100:g}%{seed}",
         emoji=False,
     )
     for est in report.estimands.values():

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ragstat.cli.terminal import console as default_console
-from ragstat.cli.terminal import literal, markup
+from ragstat.cli.terminal import literal, markup, plain_text
 from ragstat.inference.verdict import (
     Verdict,
     cluster_noun,
@@ -29,8 +29,9 @@ def _run_table(name: str, res: dict, console: Console, head: str) -> None:
     q = res["queries"]
     t = Table(
         title=literal(
-            f"{name}: {q['total']} queries ({q['missing_run']} with no run, "
-            f"{q['no_relevant']} without relevant documents — a separate slice)"
+            f"{name}: {plain_text(q['total'])} queries ({plain_text(q['missing_run'])} with "
+            f"no run, {plain_text(q['no_relevant'])} without relevant documents — a separate "
+            "slice)"
         ),
         title_justify="left",
     )
@@ -41,7 +42,7 @@ def _run_table(name: str, res: dict, console: Console, head: str) -> None:
         t.add_row(
             literal(metric),
             mean,
-            str(m.get("clusters", "—")),
+            plain_text(m.get("clusters")),
             _ci(m["intervals"], m.get("recommended") or "cr2_bm", named=True),
             _ci(m["intervals"], "wald_iid"),
         )

@@ -6,16 +6,22 @@ from rich.console import Console
 from rich.table import Table
 
 from ragstat.cli.terminal import console as default_console
-from ragstat.cli.terminal import literal, markup
+from ragstat.cli.terminal import literal, markup, plain_text
+
+
+def _fixed(x: float | None, spec: str = ".4f") -> str:
+    """A number with ``spec``, or — when the simulation could not compute it."""
+    return "—" if x is None else format(x, spec)
 
 
 def _table(report: dict, console: Console) -> None:
     c = report["census"]
+    seed = "" if report.get("seed") is None else f", seed {report['seed']}"
     console.print(
         literal(
-            f"census: {c['K']} documents, {c['N']} queries, micro {c['micro']:.4f}, macro "
-            f"{c['macro']:.4f}; design {report['design']}, {report['reps']} samples per K, "
-            f"seed {report['seed']}"
+            f"census: {plain_text(c['K'])} documents, {plain_text(c['N'])} queries, micro "
+            f"{c['micro']:.4f}, macro {c['macro']:.4f}; design {report['design']}, "
+            f"{plain_text(report['reps'])} samples per K{seed}"
         )
     )
     t = Table(title=f"coverage at nominal {report['level'] * 100:g}%", title_justify="left")
@@ -32,22 +38,23 @@ def _table(report: dict, console: Console) -> None:
     ):
         t.add_column(col, justify="left" if col in ("estimand", "method") else "right")
     for r in report["results"]:
-        width = "—" if r["mean_width"] is None else f"{r['mean_width']:.4f}"
         t.add_row(
             str(r["k"]),
             literal(r["estimand"]),
             literal(r["method"]),
             f"{r['coverage']:.1%}",
             f"{r['coverage_se']:.1%}",
-            width,
-            f"{r['bias']:+.4f}",
-            f"{r['rmse']:.4f}",
+            _fixed(r.get("mean_width")),
+            _fixed(r.get("bias"), "+.4f"),
+            _fixed(r.get("rmse")),
             f"{r['unavailable']:.1%}",
         )
     console.print(t, emoji=False)
     for key, pick in report["recommendation"].get("by_k_estimand", {}).items():
         console.print(
-            literal(f"recommended for {key}: {', '.join(pick['methods'])} ({pick['basis']})")
+            literal(
+                f"recommended for {key}: {plain_text(pick['methods']) or 'none'} ({pick['basis']})"
+            )
         )
     console.print(literal(report["recommendation"].get("caveat", "")))
 
@@ -59,8 +66,8 @@ def print_coverage(out: dict, console: Console | None = None) -> None:
         return
     for study in out["studies"]:
         console.print(
-            f"[bold]{markup(study['folder'])}[/]: {study['chunk_words']}-word chunks, "
-            f"{study['eligible_documents']} eligible documents",
+            f"[bold]{markup(study['folder'])}[/]: {plain_text(study['chunk_words'])}-word "
+            f"chunks, {plain_text(study['eligible_documents'])} eligible documents",
             emoji=False,
         )
         _table(study, console)

@@ -7,6 +7,11 @@ line separators, or bidi overrides that reorder what a reader sees. ``safe`` tur
 such character into a visible escape (``\\x1b``, ``\\u202e``), so the terminal shows the
 bytes instead of obeying them. JSON output needs none of this: ``json.dumps`` escapes
 control characters itself.
+
+Printed values are words, never Python reprs: :func:`plain_text` writes a mapping as
+``key: value, …`` and a sequence as ``a, b``. On a terminal rich fits tables to its width;
+piped or redirected, :func:`console` is wide and never wraps, so a line stays one line
+for ``grep`` and friends.
 """
 
 from __future__ import annotations
@@ -24,15 +29,20 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 __all__ = [
+    "PIPE_WIDTH",
     "WarningRouting",
     "console",
     "error_line",
     "literal",
     "markup",
+    "plain_text",
     "route_warnings",
     "safe",
     "warning_line",
 ]
+
+#: Width of a console that writes to a pipe or a file: no table is ever cut to fit.
+PIPE_WIDTH = 100_000
 
 #: C0 controls (newline and tab included), DEL, C1 controls (U+0085 among them), lone
 #: surrogates (undecodable bytes of a file name), the Arabic letter mark, LRM/RLM, the
@@ -76,10 +86,40 @@ def literal(text: object, style: str = "") -> Text:
 
 
 def console(stderr: bool = False) -> Console:
-    """The rich console renderers print on: emoji codes such as ``:warning:`` stay text."""
+    """The rich console renderers print on: emoji codes such as ``:warning:`` stay text.
+
+    On a terminal it has the terminal's width. Piped or redirected it is :data:`PIPE_WIDTH`
+    wide and soft-wraps (never breaks a line), whatever ``COLUMNS`` says: rich would
+    otherwise break every line at 80 columns.
+    """
     from rich.console import Console
 
-    return Console(stderr=stderr, emoji=False)
+    out = Console(stderr=stderr, emoji=False)
+    if out.is_terminal:
+        return out
+    return Console(stderr=stderr, emoji=False, width=PIPE_WIDTH, soft_wrap=True)
+
+
+def plain_text(value: object, digits: int = 4) -> str:
+    """A value as words for the terminal: ``{"single chunk": 74}`` → ``single chunk: 74``,
+    a list or tuple → ``a, b``, None → ``—``, a float with ``digits`` significant digits,
+    numpy scalars as Python numbers. Control characters are escaped (:func:`safe`)."""
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "ndim", None) == 0:
+        value = item()
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, dict):
+        return ", ".join(f"{plain_text(k)}: {plain_text(v, digits)}" for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ", ".join(plain_text(v, digits) for v in value)
+    return safe(value)
 
 
 def error_line(exc: BaseException) -> str:

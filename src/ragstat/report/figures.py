@@ -1,4 +1,5 @@
-"""Figures T1–T6 of seed 001 as deterministic, self-contained SVG strings.
+"""Figures T1–T6 of the self-retrieval study (seed 001) as deterministic, self-contained SVG
+strings.
 
 matplotlib is imported lazily, without pyplot (no global backend is touched).
 SVG text is kept as ``<text>`` (``svg.fonttype = none``), which matplotlib

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragstat.report.model import IntervalRow
+from ragstat.inference.results import Interval
 
 __all__ = ["ESTIMAND_LABELS", "METHOD_LABELS", "ci", "method_label", "num", "pct"]
 
@@ -55,7 +55,7 @@ def pct(x: float | None, digits: int = 1) -> str:
     return f"{100 * x:.{digits}f} %"
 
 
-def ci(iv: IntervalRow | None, digits: int = 4) -> str:
+def ci(iv: Interval | None, digits: int = 4) -> str:
     """``[lower, upper]`` or why there is none."""
     if iv is None:
         return "not computed"

@@ -4,6 +4,11 @@ A `Report` holds data, never markup: the renderers (Markdown, HTML, figures)
 draw it. It is assembled by the builders in :mod:`ragstat.report.build` and
 :mod:`ragstat.report.study`, serialised with a ``schema_version`` and round-trips
 exactly through JSON (``Report.from_dict(report.to_dict()) == report``).
+
+Every interval in a report is the inference layer's own
+:class:`~ragstat.inference.results.Interval` (one type from estimate to page). A
+``report.json`` written before that kept interval rows without ``reference``; it is
+still read, with ``reference`` set to :data:`UNRECORDED`.
 """
 
 from __future__ import annotations
@@ -11,18 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragstat.errors import InputError
+from ragstat.inference.results import Interval
 from ragstat.report.codec import from_dict, to_dict
 
 __all__ = [
     "KINDS",
     "SCHEMA_VERSION",
+    "UNRECORDED",
     "Autocorrelation",
     "ChecklistItem",
     "CoverageRow",
     "DocSummary",
     "EstimandBlock",
     "ExcludedDoc",
-    "IntervalRow",
     "PairedInfo",
     "RateHistogram",
     "Recommendation",
@@ -38,31 +44,8 @@ SCHEMA_VERSION = 1
 KINDS = ("study", "interval", "comparison", "simulation")
 #: The naive interval shown beside the honest one.
 NAIVE_METHOD = "wald_iid"
-
-
-@dataclass(frozen=True)
-class IntervalRow:
-    """One interval (one method, one estimand) as reported."""
-
-    method: str
-    estimand: str
-    estimate: float
-    lower: float | None
-    upper: float | None
-    level: float
-    df: float | None = None
-    se: float | None = None
-    naive: bool = False
-    available: bool = True
-    reason: str | None = None
-    replicates: int | None = None
-    discarded: int | None = None
-
-    @property
-    def width(self) -> float | None:
-        if self.lower is None or self.upper is None:
-            return None
-        return self.upper - self.lower
+#: ``Interval.reference`` of an interval read from a report.json that did not record it.
+UNRECORDED = "not recorded"
 
 
 @dataclass(frozen=True)
@@ -73,13 +56,13 @@ class EstimandBlock:
     estimand: str
     estimate: float
     recommended: str | None
-    intervals: tuple[IntervalRow, ...]
+    intervals: tuple[Interval, ...]
 
-    def get(self, method: str | None) -> IntervalRow | None:
+    def get(self, method: str | None) -> Interval | None:
         return next((iv for iv in self.intervals if iv.method == method), None)
 
     @property
-    def honest(self) -> IntervalRow | None:
+    def honest(self) -> Interval | None:
         """The recommended interval (else the first available non-naive one)."""
         rec = self.get(self.recommended)
         if rec is not None:
@@ -87,7 +70,7 @@ class EstimandBlock:
         return next((iv for iv in self.intervals if not iv.naive and iv.available), None)
 
     @property
-    def naive_interval(self) -> IntervalRow | None:
+    def naive_interval(self) -> Interval | None:
         return self.get(NAIVE_METHOD)
 
     @property
@@ -101,7 +84,8 @@ class EstimandBlock:
 
 @dataclass(frozen=True)
 class DocSummary:
-    """Per-document facts and diagnostics of one subject (what seed 000 asks to report).
+    """Per-document facts and diagnostics of one subject (what the document-level reporting
+    checklist asks for; seed 000).
 
     With queries sampled within documents, n_* and N count the eligible queries the
     sample stands for and ``scored`` the queries actually scored.
@@ -179,7 +163,7 @@ class TwoStage:
     types: tuple[TypeRates, ...] = ()
     micro: float | None = None
     macro: float | None = None
-    interval: IntervalRow | None = None
+    interval: Interval | None = None
 
 
 @dataclass(frozen=True)
@@ -269,7 +253,8 @@ class ExcludedDoc:
 
 @dataclass(frozen=True)
 class ChecklistItem:
-    """One line of seed 000's "what to report", filled in (or saying why it cannot be)."""
+    """One line of the document-level reporting checklist (seed 000's "what to report"),
+    filled in (or saying why it cannot be)."""
 
     key: str
     label: str
@@ -336,4 +321,29 @@ class Report:
                 f"report schema_version {version} is newer than this ragstat reads "
                 f"({SCHEMA_VERSION}): upgrade ragstat to render it"
             )
-        return from_dict(cls, data)
+        return from_dict(cls, _with_references(data))
+
+
+def _legacy_interval(row: object) -> object:
+    if isinstance(row, dict) and "reference" not in row:
+        return {**row, "reference": UNRECORDED}
+    return row
+
+
+def _with_references(data: dict) -> dict:
+    """``data`` with ``reference`` filled into every interval row that lacks one (a
+    report.json written when interval rows had no ``reference``). Anything malformed is
+    left as it is, for the codec to report with its path."""
+    out = dict(data)
+    results = data.get("results")
+    if isinstance(results, list):
+        out["results"] = [
+            {**b, "intervals": [_legacy_interval(r) for r in b["intervals"]]}
+            if isinstance(b, dict) and isinstance(b.get("intervals"), list)
+            else b
+            for b in results
+        ]
+    two = data.get("two_stage")
+    if isinstance(two, dict) and "interval" in two:
+        out["two_stage"] = {**two, "interval": _legacy_interval(two["interval"])}
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import SupportsFloat
 
 import numpy as np
 import scipy.stats as sps
@@ -20,10 +21,10 @@ from ragstat.inference.results import (
 )
 from ragstat.records.docstats import DocStats
 from ragstat.report.model import (
+    UNRECORDED,
     Autocorrelation,
     DocSummary,
     EstimandBlock,
-    IntervalRow,
     RateHistogram,
     StratumRow,
     TwoStage,
@@ -42,6 +43,7 @@ __all__ = [
     "histogram",
     "lag1_only",
     "naive_iid",
+    "report_interval",
     "stratum_rows",
     "two_stage",
 ]
@@ -53,7 +55,7 @@ STRIP_MAX = 2_000
 BINS = 20
 
 
-def finite(x: object) -> float | None:
+def finite(x: SupportsFloat | None) -> float | None:
     """A finite float, else None (NaN/inf/None never reach the JSON)."""
     if x is None:
         return None
@@ -61,21 +63,28 @@ def finite(x: object) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def _row(iv: Interval) -> IntervalRow:
-    return IntervalRow(
-        method=iv.method,
-        estimand=iv.estimand,
+def _count(x: int | None) -> int | None:
+    return None if x is None else int(x)
+
+
+def report_interval(iv: Interval) -> Interval:
+    """``iv`` as a report keeps it: plain Python numbers, non-finite values as None and
+    ``naive`` set for every naive method, so the report round-trips exactly through JSON."""
+    return replace(
+        iv,
         estimate=float(iv.estimate),
         lower=finite(iv.lower),
         upper=finite(iv.upper),
         level=float(iv.level),
-        df=finite(iv.df),
+        reference=str(iv.reference),
         se=finite(iv.se),
+        df=finite(iv.df),
         naive=bool(iv.naive or iv.method in NAIVE_METHODS),
         available=bool(iv.available),
-        reason=iv.reason,
-        replicates=iv.replicates,
-        discarded=iv.discarded,
+        fpc=finite(iv.fpc),
+        replicates=_count(iv.replicates),
+        discarded=_count(iv.discarded),
+        outside_range=bool(iv.outside_range),
     )
 
 
@@ -90,7 +99,31 @@ def _block(subject: str, res: EstimandResult) -> EstimandBlock:
         estimand=res.estimand,
         estimate=float(res.estimate),
         recommended=res.recommended,
-        intervals=tuple(_row(iv) for iv in res.intervals),
+        intervals=tuple(report_interval(iv) for iv in res.intervals),
+    )
+
+
+def _interval_from_json(iv: Mapping, estimand: str) -> Interval:
+    """An interval of ``Interval.to_dict()`` form (``reference`` may be missing)."""
+    return report_interval(
+        Interval(
+            method=iv["method"],
+            estimand=iv.get("estimand", estimand),
+            estimate=float(iv["estimate"]),
+            lower=iv.get("lower"),
+            upper=iv.get("upper"),
+            level=float(iv["level"]),
+            reference=iv.get("reference") or UNRECORDED,
+            se=iv.get("se"),
+            df=iv.get("df"),
+            naive=bool(iv.get("naive")),
+            available=bool(iv.get("available", True)),
+            reason=iv.get("reason"),
+            fpc=iv.get("fpc"),
+            replicates=iv.get("replicates"),
+            discarded=iv.get("discarded"),
+            outside_range=bool(iv.get("outside_range", False)),
+        )
     )
 
 
@@ -98,24 +131,7 @@ def blocks_from_dict(subject: str, data: Mapping) -> tuple[EstimandBlock, ...]:
     """Blocks from the JSON form of an `IntervalReport` (a study's summary.json)."""
     out = []
     for estimand, res in data["estimands"].items():
-        rows = tuple(
-            IntervalRow(
-                method=iv["method"],
-                estimand=iv.get("estimand", estimand),
-                estimate=float(iv["estimate"]),
-                lower=finite(iv.get("lower")),
-                upper=finite(iv.get("upper")),
-                level=float(iv["level"]),
-                df=finite(iv.get("df")),
-                se=finite(iv.get("se")),
-                naive=bool(iv.get("naive")) or iv["method"] in NAIVE_METHODS,
-                available=bool(iv.get("available", True)),
-                reason=iv.get("reason"),
-                replicates=iv.get("replicates"),
-                discarded=iv.get("discarded"),
-            )
-            for iv in res["intervals"]
-        )
+        rows = tuple(_interval_from_json(iv, estimand) for iv in res["intervals"])
         out.append(
             EstimandBlock(subject, estimand, float(res["estimate"]), res.get("recommended"), rows)
         )
@@ -180,7 +196,7 @@ def design_weights(stats: DocStats, design: DesignInfo) -> np.ndarray | None:
     return np.array([per[h] for h in labels], dtype=np.float64)
 
 
-def naive_iid(stats: DocStats, level: float) -> dict[str, IntervalRow]:
+def naive_iid(stats: DocStats, level: float) -> dict[str, Interval]:
     """The naive iid Wald interval (queries as independent, unweighted) for micro and macro.
 
     The same formulas as `wald_iid` under SRS (micro: sqrt(var(y)/N) with the per-query
@@ -193,7 +209,7 @@ def naive_iid(stats: DocStats, level: float) -> dict[str, IntervalRow]:
     res = analyze(stats, level=level, methods=("wald_iid",), seed=0)
     out = {}
     for est, r in res.estimands.items():
-        row = _row(r.get("wald_iid"))
+        row = report_interval(r.get("wald_iid"))
         why = NAIVE_CONTRAST if row.available else f"{NAIVE_CONTRAST}; {row.reason}"
         out[est] = replace(row, naive=True, reason=why)
     return out
@@ -286,7 +302,7 @@ def stratum_rows(subject: str, stats: DocStats, level: float) -> tuple[StratumRo
 
 
 def two_stage(
-    subject: str, stats: DocStats, target: float | None, interval: IntervalRow | None = None
+    subject: str, stats: DocStats, target: float | None, interval: Interval | None = None
 ) -> TwoStage | None:
     """T4: every sampled type's mean document rate with the rates of its documents."""
     if stats.stratum is None:

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from ragstat.errors import InputError
 from ragstat.report.figures import ACCENT, HONEST, NAIVE, OTHER, STRATA_MAX, plain
 from ragstat.report.model import CoverageRow, Report, StratumRow
 
@@ -142,6 +143,8 @@ def draw_t3(fig, report: Report) -> None:
 
 def draw_t4(fig, report: Report) -> None:
     ts = report.two_stage
+    if ts is None:
+        raise InputError("figure T4 needs a two-stage report (report.two_stage is empty)")
     ax = fig.subplots()
     if ts.types:
         for i, t in enumerate(ts.types):

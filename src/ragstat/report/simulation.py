@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from ragstat.errors import InputError
 from ragstat.inference.diagnostics import compute_diagnostics
@@ -16,9 +19,11 @@ from ragstat.report.model import (
     ChecklistItem,
     CoverageRow,
     DocSummary,
+    RateHistogram,
     Recommendation,
     Report,
     SimulationInfo,
+    StratumRow,
     TwoStage,
 )
 
@@ -87,7 +92,7 @@ def _recs(group: str, d: Mapping) -> list[Recommendation]:
 def _census_stats(census) -> DocStats:
     """DocStats of a `ragstat.simulation.Census` (ids are positions)."""
     return DocStats(
-        doc_id=[f"{i}" for i in range(census.M)],
+        doc_id=np.arange(census.M).astype(str),
         n=census.n,
         s=census.s,
         q=census.w + census.s * census.s / census.n,
@@ -161,74 +166,106 @@ def _recommendation_text(recs: Sequence[Recommendation]) -> str:
     )
 
 
+def _population_item(infos: Sequence[SimulationInfo]) -> ChecklistItem:
+    many = len(infos) > 1
+    return cl.item(
+        "population_design",
+        "; ".join(
+            f"{_prefix(i, many)}census of K = {i.K:,} documents and N = {i.N:,} queries "
+            f"treated as the population; design {i.design}; {i.reps:,} samples per K, each: "
+            f"{_sample_text(i)}"
+            for i in infos
+        ),
+    )
+
+
+def _truth_item(infos: Sequence[SimulationInfo]) -> ChecklistItem:
+    """The estimands simulated and their census values (the truth each interval aims at)."""
+    many = len(infos) > 1
+    return cl.item(
+        "estimand",
+        "; ".join(
+            f"{_prefix(i, many)}"
+            + "; ".join(
+                f"{ESTIMAND_LABELS.get(e, e)} — census value {num(getattr(i, e, None))}"
+                for e in (i.estimands or ("micro", "macro"))
+            )
+            for i in infos
+        ),
+    )
+
+
+def _method_item(infos: Sequence[SimulationInfo], recs: Sequence[Recommendation]) -> ChecklistItem:
+    """What was recomputed on each sample, the resampling unit and the recommendations."""
+    first = infos[0]
+    srs = all(i.design == "srs" for i in infos)
+    boot = (
+        f"{first.bootstrap_reps:,} bootstrap replicates inside each sample"
+        if srs
+        else "no bootstraps (design-based intervals)"
+    )
+    seed = "" if first.seed is None else f", seed {first.seed}"
+    what = "every method" if srs else "the design-based interval"
+    return cl.item(
+        "method",
+        f"{what} recomputed on each sample; resampling unit: {_unit(first.design)}; "
+        f"{boot}{seed}. Recommended by this simulation, per K and estimand, with its basis: "
+        f"{_recommendation_text(recs) or 'none'}",
+    )
+
+
+def _census_items(
+    infos: Sequence[SimulationInfo], docs: Sequence[DocSummary]
+) -> tuple[ChecklistItem, ...]:
+    """Items 3, 4, 7 and 8 from the censuses' per-document summaries."""
+    many = len(infos) > 1
+    k_n = cl.item(
+        "k_n",
+        "; ".join(
+            f"{_prefix(d, many)}census K = {d.K:,} documents, N = {d.N:,} queries; "
+            f"each sample: {_sample_text(i)} — {_size_text(i)}"
+            for d, i in zip(docs, infos, strict=True)
+        ),
+    )
+    return k_n, cl.chunks_item(docs), cl.icc_item(docs), cl.shares_item(docs, None)
+
+
+def _totals_items(infos: Sequence[SimulationInfo]) -> tuple[ChecklistItem, ...]:
+    """Items 3, 4, 7 and 8 when only the census totals (K, N, micro, macro) are known."""
+    many = len(infos) > 1
+    why = "the simulation result keeps only the census totals (K, N, micro, macro)"
+    k_n = cl.item(
+        "k_n",
+        "; ".join(
+            f"{_prefix(i, many)}census K = {i.K:,}, N = {i.N:,}; each sample: "
+            f"{_sample_text(i)} — {_size_text(i)}"
+            for i in infos
+        ),
+    )
+    chunks = cl.item(
+        "chunks",
+        "; ".join(
+            f"{_prefix(i, many)}mean {i.N / i.K:.1f} queries per document in the census"
+            for i in infos
+        )
+        + f"; min/median/max not available — {why}",
+    )
+    return k_n, chunks, cl.unavailable("icc_deff", why), cl.unavailable("shares", why)
+
+
 def _checklist(
     infos: Sequence[SimulationInfo],
     docs: Sequence[DocSummary],
     recs: Sequence[Recommendation],
 ) -> tuple[ChecklistItem, ...]:
-    first, many = infos[0], len(infos) > 1
-    pop = "; ".join(
-        f"{_prefix(i, many)}census of K = {i.K:,} documents and N = {i.N:,} queries treated "
-        f"as the population; design {i.design}; {i.reps:,} samples per K, each: "
-        f"{_sample_text(i)}"
-        for i in infos
-    )
-    truth = "; ".join(
-        f"{_prefix(i, many)}"
-        + "; ".join(
-            f"{ESTIMAND_LABELS.get(e, e)} — census value {num(getattr(i, e, None))}"
-            for e in (i.estimands or ("micro", "macro"))
-        )
-        for i in infos
-    )
-    srs = all(i.design == "srs" for i in infos)
-    boot = (
-        f"{first.bootstrap_reps:,} bootstrap replicates inside each sample, "
-        if srs
-        else "no bootstraps (design-based intervals), "
-    )
-    what = "every method" if srs else "the design-based interval"
-    method = (
-        f"{what} recomputed on each sample; resampling unit: {_unit(first.design)}; "
-        f"{boot}seed {first.seed}. Recommended by this simulation, per K and estimand, with "
-        f"its basis: {_recommendation_text(recs) or 'none'}"
-    )
-    if docs:
-        k_n = cl.item(
-            "k_n",
-            "; ".join(
-                f"{_prefix(d, many)}census K = {d.K:,} documents, N = {d.N:,} queries; "
-                f"each sample: {_sample_text(i)} — {_size_text(i)}"
-                for d, i in zip(docs, infos, strict=True)
-            ),
-        )
-        chunks, icc, shares = cl.chunks_item(docs), cl.icc_item(docs), cl.shares_item(docs, None)
-    else:
-        why = "the simulation result keeps only the census totals (K, N, micro, macro)"
-        k_n = cl.item(
-            "k_n",
-            "; ".join(
-                f"{_prefix(i, many)}census K = {i.K:,}, N = {i.N:,}; each sample: "
-                f"{_sample_text(i)} — {_size_text(i)}"
-                for i in infos
-            ),
-        )
-        chunks = cl.item(
-            "chunks",
-            "; ".join(
-                f"{_prefix(i, many)}mean {i.N / i.K:.1f} queries per document in the census"
-                for i in infos
-            )
-            + "; min/median/max not available — "
-            + why,
-        )
-        icc, shares = cl.unavailable("icc_deff", why), cl.unavailable("shares", why)
+    """The nine items of the document-level reporting checklist for a coverage simulation."""
+    k_n, chunks, icc, shares = _census_items(infos, docs) if docs else _totals_items(infos)
     return (
-        cl.item("population_design", pop),
-        cl.item("estimand", truth),
+        _population_item(infos),
+        _truth_item(infos),
         k_n,
         chunks,
-        cl.item("method", method),
+        _method_item(infos, recs),
         cl.unavailable(
             "df",
             "a simulation reports each method's coverage over many samples, "
@@ -266,6 +303,45 @@ def _censuses(census, groups: int) -> list:
     return many
 
 
+@dataclass(frozen=True)
+class _Parsed:
+    """What a simulation result holds, one entry per simulated census where it varies."""
+
+    infos: tuple[SimulationInfo, ...]
+    rows: tuple[CoverageRow, ...]
+    recs: tuple[Recommendation, ...]
+    notes: tuple[str, ...]
+    level: float
+    score: str | None
+
+
+def _parse(result: Mapping, types: int | None) -> _Parsed:
+    """Read the result of `ragstat simulate --json`; a layout it cannot read is an InputError."""
+    if not isinstance(result, Mapping):
+        raise InputError("simulation result must be the JSON object `ragstat simulate` prints")
+    try:
+        groups = _studies(result)
+        caveat = (groups[0][1].get("recommendation") or {}).get("caveat")
+        extra = [n for _, d, _ in groups for n in d.get("notes", [])]
+        recorded = result.get("score") or next(
+            (d.get("score") for _, d, _ in groups if d.get("score")), None
+        )
+        return _Parsed(
+            infos=tuple(_info(g, d, s, types) for g, d, s in groups),
+            rows=tuple(r for g, d, _ in groups for r in _rows(g, d)),
+            recs=tuple(r for g, d, _ in groups for r in _recs(g, d)),
+            notes=tuple(dict.fromkeys([*extra, *([caveat] if caveat else [])])),
+            level=float(groups[0][1]["level"]),
+            score=str(recorded) if recorded else None,
+        )
+    except InputError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(
+            f"simulation result: unexpected layout ({type(exc).__name__}: {exc})"
+        ) from None
+
+
 def report_from_simulation(
     result: dict,
     *,
@@ -284,46 +360,28 @@ def report_from_simulation(
     result's or the first study's ``score``, if recorded). ``types``: types drawn per
     sample in a two-stage run (else the result's ``types``, if recorded).
     """
-    if not isinstance(result, Mapping):
-        raise InputError("simulation result must be the JSON object `ragstat simulate` prints")
-    try:
-        groups = _studies(result)
-        infos = [_info(g, d, s, types) for g, d, s in groups]
-        rows = [r for g, d, _ in groups for r in _rows(g, d)]
-        recs = [r for g, d, _ in groups for r in _recs(g, d)]
-        extra = [n for _, d, _ in groups for n in d.get("notes", [])]
-        caveat = (groups[0][1].get("recommendation") or {}).get("caveat")
-        level = float(groups[0][1]["level"])
-        recorded = result.get("score") or next(
-            (d.get("score") for _, d, _ in groups if d.get("score")), None
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(
-            f"simulation result: unexpected layout ({type(exc).__name__}: {exc})"
-        ) from None
-    fields = _census_fields(_censuses(census, len(infos)), infos, level)
+    p = _parse(result, types)
+    fields = _census_fields(_censuses(census, len(p.infos)), p.infos, p.level)
     docs = fields.pop("doc")
-    first = infos[0]
+    first = p.infos[0]
     return Report(
         kind="simulation",
         title=title or f"Coverage simulation — {source}",
         source=source,
         created=created or now(),
-        level=level,
-        score=score or (str(recorded) if recorded else "not recorded in the simulation result"),
+        level=p.level,
+        score=score or p.score or "not recorded in the simulation result",
         design=first.design,
         estimands=tuple(
-            e for e in ("micro", "macro", "type_mean") if any(r.estimand == e for r in rows)
+            e for e in ("micro", "macro", "type_mean") if any(r.estimand == e for r in p.rows)
         ),
-        checklist=_checklist(infos, docs, recs),
-        simulations=tuple(infos),
-        coverage=tuple(rows),
-        recommendations=tuple(recs),
+        checklist=_checklist(p.infos, docs, p.recs),
+        simulations=p.infos,
+        coverage=p.rows,
+        recommendations=p.recs,
         seed=first.seed,
         bootstrap_reps=first.bootstrap_reps if first.design == "srs" else None,
-        notes=tuple(dict.fromkeys([*extra, *([caveat] if caveat else [])])),
+        notes=p.notes,
         generator=_generator(),
         **fields,
     )
@@ -342,7 +400,9 @@ def _census_fields(censuses: list, infos: Sequence[SimulationInfo], level: float
             two = TwoStage("census", first.type_mean, (), first.micro, first.macro)
         return {"doc": [], "two_stage": two}
     many = len(censuses) > 1
-    docs, hists, strata = [], [], []
+    docs: list[DocSummary] = []
+    hists: list[RateHistogram] = []
+    strata: list[StratumRow] = []
     for census, info in zip(censuses, infos, strict=True):
         name = info.group if many and info.group else "census"
         stats = _census_stats(census)

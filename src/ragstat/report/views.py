@@ -5,11 +5,8 @@ Cells are unescaped text; each renderer escapes them for its own format.
 
 from __future__ import annotations
 
-from ragstat.report.fmt import ci, df, method_label, num, pct, signed, whole
-from ragstat.report.model import EstimandBlock, IntervalRow, Report
-from ragstat.report.parts import NAIVE_CONTRAST
-from ragstat.report.table import Table, level_text
-from ragstat.report.views_sim import (
+from ragstat.inference.results import Interval
+from ragstat.report.coverage_tables import (
     DESIGN_METHODS,
     basis_text,
     coverage_table,
@@ -17,6 +14,10 @@ from ragstat.report.views_sim import (
     simulation_summary,
     simulations_table,
 )
+from ragstat.report.fmt import ci, df, method_label, num, pct, signed, whole
+from ragstat.report.model import EstimandBlock, PairedInfo, Report
+from ragstat.report.parts import NAIVE_CONTRAST
+from ragstat.report.table import Table, level_text
 
 __all__ = [
     "DESIGN_METHODS",
@@ -80,7 +81,7 @@ def shown_method(b: EstimandBlock) -> str:
     return label
 
 
-def _naive_cell(b: EstimandBlock, n: IntervalRow | None) -> str:
+def _naive_cell(b: EstimandBlock, n: Interval | None) -> str:
     if n is None:
         return "not computed"
     text = ci(n)
@@ -125,12 +126,14 @@ def _intervals(report: Report) -> Table:
     return Table("intervals", "All intervals", header, rows, note)
 
 
-def _interval_note(iv) -> str:
+def _interval_note(iv: Interval) -> str:
     parts = []
     if iv.replicates:
         parts.append(f"{iv.replicates:,} replicates, {iv.discarded or 0:,} discarded")
     if iv.reason and iv.available:
         parts.append(iv.reason)
+    if iv.outside_range:
+        parts.append("leaves the range the scores lie in (shown as computed, not clipped)")
     return "; ".join(parts)
 
 
@@ -201,8 +204,7 @@ def _strata(report: Report) -> Table:
     return Table("strata", f"By {report.strata_field or 'stratum'}", header, rows)
 
 
-def _paired(report: Report) -> Table:
-    p = report.paired
+def _paired(report: Report, p: PairedInfo) -> Table:
     rows = [
         ("systems", " − ".join(p.systems)),
         ("documents tied (difference 0)", pct(p.ties_share)),
@@ -259,7 +261,7 @@ def tables(report: Report) -> list[Table]:
     if report.results:
         out.append(_intervals(report))
     if report.paired is not None:
-        out.append(_paired(report))
+        out.append(_paired(report, report.paired))
     if report.docs:
         out.append(_docs(report))
     if report.strata:

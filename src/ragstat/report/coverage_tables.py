@@ -1,4 +1,5 @@
-"""The simulation tables of a `Report`: summary per K and estimand, coverage, settings."""
+"""The tables of a coverage-simulation `Report`: summary per K and estimand, coverage by
+method, census and simulation settings."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ DESIGN_METHODS = {
 
 
 def reference_method(design: str, est: str) -> str:
-    """The method seed 000 (SRS) or the design-based analysis reports for ``est``."""
+    """The method the document-level method guide (seed 000) picks under SRS, or the
+    design-based analysis reports, for ``est``."""
     if design in ("stratified", "two-stage") or est == "type_mean":
         return DESIGN_METHODS.get(est, "")
     return RECOMMENDED.get(est, "")
