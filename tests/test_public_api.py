@@ -19,6 +19,10 @@ def test_top_level_all_is_pinned():
             "aggregate_file",
             "aggregate_frame",
             "analyze",
+            "compare",
+            "interval",
+            "plan",
+            "simulate",
         ]
     )
     for name in ragstat.__all__:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatError
 
 if TYPE_CHECKING:
+    from ragstat.api import compare, interval, plan, simulate
     from ragstat.inference import Interval, IntervalReport, analyze
     from ragstat.records import DocStats, aggregate_arrays, aggregate_file, aggregate_frame
 
@@ -30,9 +31,17 @@ __all__ = [
     "aggregate_file",
     "aggregate_frame",
     "analyze",
+    "compare",
+    "interval",
+    "plan",
+    "simulate",
 ]
 
 _LAZY = {
+    "compare": "ragstat.api",
+    "interval": "ragstat.api",
+    "plan": "ragstat.api",
+    "simulate": "ragstat.api",
     "Interval": "ragstat.inference",
     "IntervalReport": "ragstat.inference",
     "analyze": "ragstat.inference",

@@ -9,5 +9,6 @@ renders what they return.
 from ragstat.api.compare import compare
 from ragstat.api.interval import interval
 from ragstat.api.plan import PlanResult, plan
+from ragstat.api.simulate import simulate
 
-__all__ = ["PlanResult", "compare", "interval", "plan"]
+__all__ = ["PlanResult", "compare", "interval", "plan", "simulate"]

@@ -89,7 +89,9 @@ def resolve_score(schema: Schema, score: str | None, where: str) -> str:
         return resolve_column(names, score, "--score", where)
     if _is_study(names):
         return STUDY_SCORE
-    free = [n for n in names if n not in ROLE_COLUMNS and not n.startswith("meta_")]
+    free = [  # pandas' saved index (__index_level_0__) is no score either
+        n for n in names if n not in ROLE_COLUMNS and not n.startswith(("meta_", "__"))
+    ]
     candidates = [n for n, kind in schema if n in free and _numeric(kind)] or free
     if len(candidates) == 1:  # a lone text column too: its reader says why it is no score
         return candidates[0]

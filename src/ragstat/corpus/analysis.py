@@ -39,6 +39,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from typing import Any
 
 from ragstat.errors import BackendUnavailable, InputError
 
@@ -118,11 +119,11 @@ class Analyzer:
     stopwords: str | None = None
     stemmer: str | None = None
     _stop: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
-    _stemmer: object = field(default=None, init=False, repr=False, compare=False)
+    _stemmer: Any = field(default=None, init=False, repr=False, compare=False)
     _cache: dict[str, str | None] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
-    _lock: object = field(default=None, init=False, repr=False, compare=False)
+    _lock: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         stopwords = _language("stopwords", self.stopwords)

@@ -39,7 +39,7 @@ def _positive_int(name: str, value: object) -> int:
     if isinstance(value, bool):
         raise InputError(f"{name} must be a positive integer, got {value!r}")
     try:
-        number = operator.index(value)  # ints and numpy integers, not floats
+        number = operator.index(value)  # type: ignore[arg-type]  # ints and numpy integers, not floats
     except TypeError:
         raise InputError(f"{name} must be a positive integer, got {value!r}") from None
     if number <= 0:

@@ -129,7 +129,7 @@ def analyze(
     stats, query_scores = _canonical_order(stats, query_scores)
     fpc = fpc_factor(stats.K, population)
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % 2**32)
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
     diag = compute_diagnostics(stats)
     x = m.Sample(
         n=stats.n,
@@ -294,7 +294,7 @@ def _warnings(
             elif iv.discarded:
                 w.append(
                     f"{est.estimand} {iv.method}: {iv.discarded} of {iv.replicates} replicates "
-                    f"({iv.discarded / iv.replicates:.1%}) had zero SE and were discarded"
+                    f"({iv.discarded / (iv.replicates or 1):.1%}) had zero SE and were discarded"
                 )
     if any(iv.naive for est in results.values() for iv in est.intervals):
         w.append(

@@ -29,6 +29,8 @@ _DF_RULES = {
 
 
 def _info(stats: DocStats, design: str, counts: Mapping[str, int]) -> DesignInfo:
+    if stats.stratum is None:
+        raise DesignError(f"--design {design} needs strata")
     labels, k = np.unique(stats.stratum.astype(str), return_counts=True)
     groups = tuple(sorted(set(counts))) if design == "two-stage" else tuple(labels)
     sampled = dict(zip(labels, k.tolist(), strict=True))

@@ -42,7 +42,7 @@ class Sample:
     level: float
     fpc: float
     reps: int
-    w: np.ndarray = None  # within-document sums of squares, Σ (y − r_d)²
+    w: np.ndarray  # within-document sums of squares, Σ (y − r_d)²
     deff: float | None = None
     query_scores: QueryScores | None = None
     scores_in_unit: bool = True

@@ -196,7 +196,7 @@ def compare(
     """
     _check_permutation_reps(permutation_reps)
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % 2**32)
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
     diff = replace(diff, binary=False)  # differences are never 0/1 hits
     if design == "srs" and options.get("methods") is None:
         bounded = ("logit", "korn_graubard", "logit_cr2_bm")  # a difference is not a rate

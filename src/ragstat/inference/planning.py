@@ -116,16 +116,18 @@ def plan_documents(
     if not (math.isfinite(h) and h > 0):
         raise InputError(f"the target half-width must be positive, got {h}")
     _check(level, S, M)
+    K0: int | None
+    formula: int | None = None
     if M is None:
-        K0 = _smallest(lambda k: half_width(k, S, level) <= h, None)
-        K, formula = K0, None
+        K = _smallest(lambda k: half_width(k, S, level) <= h, None)
+        K0 = K
     else:
         K = _smallest(lambda k: half_width(k, S, level, M) <= h, M)
         try:
             K0 = _smallest(lambda k: half_width(k, S, level) <= h, None)
             formula = math.ceil(K0 / (1 + K0 / M) - 1e-9)
         except InputError:  # a census can reach any h; without the correction nothing can
-            K0 = formula = None
+            K0 = None
     prev = half_width(K - 1, S, level, M) if K > 2 else None
     return Plan(estimand, h, level, float(S), M, K0, formula, K, half_width(K, S, level, M), prev)
 

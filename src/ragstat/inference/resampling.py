@@ -165,6 +165,10 @@ def query_bootstrap(x: Sample, estimand: str, rng: np.random.Generator) -> Inter
         draws = query_bootstrap_binary(x.n, x.s, estimand, reps, rng)
     else:
         qs = x.query_scores
+        if qs is None:  # _affordable_reps says why when the rows are missing
+            return Interval.unavailable(
+                "query_bootstrap", estimand, theta, x.level, "percentile", "no per-query rows"
+            )
         draws = query_bootstrap_values(qs.doc_index, qs.y, x.n, estimand, reps, rng)
     if np.ptp(draws) <= x.tol():
         return Interval.unavailable(

@@ -217,7 +217,7 @@ def validate(con, label: str, view: str, cols: Columns) -> float:
 
 def _validate_positions(con, label: str, view: str, cols: Columns) -> None:
     """Positions must be numeric, present and unique within a document."""
-    p, d = ident(cols.position), ident(cols.cluster)
+    p, d = ident(cols.position or ""), ident(cols.cluster)
     (bad,) = run(
         con,
         label,

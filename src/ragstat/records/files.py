@@ -149,7 +149,7 @@ def table_columns(path: str | Path) -> list[str]:
         con.close()
 
 
-def _open(path: Path, cols: Columns, system: str | None, system_column: str):
+def _open(path: Path, cols: Columns, system: str | None, system_column: str | None):
     """A connection with view ``rows`` = the chosen system's rows of ``path``."""
     con = duck.connect()
     try:

@@ -77,7 +77,7 @@ def _sides(
 
 def _keyed(con, label: str, cols: Columns) -> None:
     """Views KA/KB with a text join key, so int 1 and text '1' match but '01' does not."""
-    q = ident(cols.query_id)
+    q = ident(cols.query_id or "query_id")
     for side in ("A", "B"):
         duck.run(
             con,
@@ -168,7 +168,7 @@ def pair_files(
             f"CREATE TEMP VIEW pairs AS SELECT KA.__qid AS {q}{extra}, "
             f"CAST(KA.{y} AS DOUBLE) - CAST(KB.{y} AS DOUBLE) AS {y} FROM KA JOIN KB USING (__qid)",
         )
-        names = systems if systems is not None else (Path(a).stem, Path(b).stem)
+        names = systems if systems is not None else (Path(a).stem, Path(b or a).stem)
         label = f"{labels[0]} − {labels[1]}"
         stats = replace(
             duck.aggregate(con, label, "pairs", cols, center_a - center_b), binary=False

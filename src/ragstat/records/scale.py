@@ -26,12 +26,13 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragstat.engine import SerialExecutor
 from ragstat.errors import InputError
 from ragstat.records import duck
 from ragstat.records.dataset_ids import check_ids, connect_threads, dataset_label
@@ -66,7 +67,7 @@ class Part:
     rows: int
     query_id: str | None
     systems: tuple[str, ...]
-    doc: object = None  # pyarrow string array: compact to send, hashed fast when combined
+    doc: Any = None  # pyarrow string array: compact to send, hashed fast when combined
     sums: np.ndarray | None = None  # (K, 5)
     center: float = 0.0
     stratum: np.ndarray | None = None
@@ -84,14 +85,6 @@ class _FileTask:
     system: str | None
     system_column: str | None
     threads: int | None = None  # DuckDB threads (None: every core; 1 beside other tasks)
-
-
-class _Serial:
-    workers = 1
-
-    @staticmethod
-    def map(fn, tasks, on_done=None):
-        return [fn(t) for t in tasks]
 
 
 def _aggregate_files(task: _FileTask) -> list[Part]:
@@ -154,10 +147,10 @@ def _sums(con, path: str, label: str, rows: int, cols: Columns, c: float, system
                 raise InputError(f"{label}: document {doc[bad][0]!r} {what}")
     n, sc = np.asarray(res["n"], np.float64), np.asarray(res["sc"], np.float64)
     w = np.maximum(np.asarray(res["qc"], np.float64) - sc**2 / n, 0.0)
-    lag = None
+    lag: np.ndarray | None = None
     if cols.position:
-        lag = duck._lag(con, label, table, doc)
-        lag = np.column_stack([lag.c, lag.a, lag.p])
+        sums = duck._lag(con, label, table, doc)
+        lag = np.column_stack([sums.c, sums.a, sums.p])
     return Part(
         path,
         rows,
@@ -199,7 +192,7 @@ def aggregate_dataset(
     for duplicates across the whole dataset; ``None`` skips the check.
     """
     files = dataset_files(path)
-    ex = _Serial() if executor is None else executor
+    ex: Executor = SerialExecutor() if executor is None else executor
     cols = Columns(cluster, score, stratum, position, query_id)
     label = dataset_label(str(path), system)
     workers = max(1, int(getattr(ex, "workers", 1)))

@@ -28,6 +28,7 @@ import importlib.util
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,6 +80,7 @@ def _sentence_transformer_class():
 @contextlib.contextmanager
 def _quiet_loading(quiet: bool) -> Iterator[None]:
     """Hide transformers' "Loading weights" bar while the model loads (restored after)."""
+    hf_logging: Any
     try:
         from transformers.utils import logging as hf_logging
     except ImportError:  # pragma: no cover - transformers comes with sentence-transformers

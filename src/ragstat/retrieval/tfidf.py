@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -133,7 +134,7 @@ class TfidfRetriever:
         info = read_index_info(folder, "tfidf", "TF-IDF")
         self = cls(analyzer, block_elements=block_elements, n_jobs=n_jobs)
         self.n_chunks = int(info["n_chunks"])
-        mode = "r" if mmap else None
+        mode: Literal["r"] | None = "r" if mmap else None
         arrays = [
             np.load(folder / f"{p}.npy", mmap_mode=mode) for p in ("data", "indices", "indptr")
         ]
