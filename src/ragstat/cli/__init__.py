@@ -88,8 +88,21 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: user errors → exit 2 with one line; SIGINT/SIGTERM → 130/143 with one
     line; internal errors → exit 1."""
     install_signals()
+    _wide_help_when_piped()
     with route_warnings():
         return _run(argv)
+
+
+#: ``--help`` width when stdout is not a terminal (a pager or a file does not wrap at 80).
+PIPED_HELP_WIDTH = 160
+
+
+def _wide_help_when_piped() -> None:
+    """Typer draws ``--help`` 80 columns wide when piped; widen it unless TERMINAL_WIDTH is set."""
+    import typer.rich_utils as rich_utils
+
+    if not os.environ.get("TERMINAL_WIDTH") and not sys.stdout.isatty():
+        rich_utils.MAX_WIDTH = PIPED_HELP_WIDTH
 
 
 def _run(argv: list[str] | None) -> int:

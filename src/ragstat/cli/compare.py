@@ -47,7 +47,9 @@ def compare(
 ) -> None:
     """Intervals for the difference A − B, clustered by document, and a sign-flip test.
 
-    Input fields: see docs/formats.md ("per-query table").
+    Input: per-query tables (query_id, doc_id, a score column; optional stratum, weight)
+    for A and B, or one table with a system column and --systems A,B. Fields, examples,
+    output: docs/formats.md.
     """
     wanted = o.split(methods, METHODS, "methods")
     estimands = o.split(estimand, ("micro", "macro"), "estimand")

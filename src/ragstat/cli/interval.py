@@ -45,7 +45,9 @@ def interval(
 ) -> None:
     """Intervals for the micro and macro means, clustered by document.
 
-    Input fields: see docs/formats.md ("per-query table").
+    Input: one row per query with doc_id (the document: the cluster), a score column
+    (hit, rr, …; default: the only one, hit1 on study records) and optional query_id,
+    system, stratum, position, weight. Fields, examples, output: docs/formats.md.
     """
     wanted = o.split(methods, METHODS, "methods")
     estimands = o.split(estimand, ("micro", "macro"), "estimand")

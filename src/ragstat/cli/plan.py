@@ -45,7 +45,8 @@ def plan(
 ) -> None:
     """Documents needed for a target half-width (t solved iteratively, finite correction).
 
-    Pilot fields: see docs/formats.md ("per-query table").
+    Pilot: a per-query table (doc_id, a score column; with --systems a system column);
+    population file: stratum (or type) and M. Fields, examples, output: docs/formats.md.
     """
     result = plan_documents(
         half_width_target=half_width_target,

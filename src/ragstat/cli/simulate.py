@@ -81,7 +81,12 @@ def simulate(
     force: o.Force = False,
     as_json: o.Json = False,
 ) -> None:
-    """Draw many samples from a census and count how often each interval covers the truth."""
+    """Draw many samples from a census and count how often each interval covers the truth.
+
+    Census: a per-query table (doc_id, a score column; optional stratum/type) or a
+    per-document table (doc_id, n, s); or study folders with --from-study. Fields,
+    examples, output: docs/formats.md.
+    """
     if (census is None) == (not from_study):
         raise InputError("give a CENSUS file or one or more --from-study folders")
     ks = _ints(k, "k")
