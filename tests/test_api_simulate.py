@@ -151,6 +151,7 @@ def test_per_document_table_and_bad_inputs(tmp_path):
 
 
 def test_study_folders_match_the_cli(tmp_path, capsys):
+    from ragstat.api.study import summarize
     from ragstat.corpus.document import Corpus, Document
     from ragstat.study import StudyConfig, run_study, write_study
 
@@ -159,11 +160,8 @@ def test_study_folders_match_the_cli(tmp_path, capsys):
     docs = tuple(Document(f"d{i}", " ".join(rng.choice(vocab, 200 + 30 * i))) for i in range(8))
     folders = []
     for cw in (50, 100):
-        write_study(
-            run_study(Corpus(docs), StudyConfig(retrievers=("bm25",), chunk_words=cw)),
-            tmp_path / f"cw{cw}",
-            reps=99,
-        )
+        done = run_study(Corpus(docs), StudyConfig(retrievers=("bm25",), chunk_words=cw))
+        write_study(done, tmp_path / f"cw{cw}", summarize(done, reps=99).to_dict())
         folders.append(tmp_path / f"cw{cw}")
     kw = {"k": 4, "reps": 60, "bootstrap_reps": 49, "methods": METHODS}
     twin = simulate(from_study=folders, **kw)

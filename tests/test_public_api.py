@@ -23,6 +23,7 @@ def test_top_level_all_is_pinned():
             "interval",
             "plan",
             "simulate",
+            "study",
         ]
     )
     for name in ragstat.__all__:

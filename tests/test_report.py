@@ -13,6 +13,7 @@ import typer
 from typer.testing import CliRunner
 
 from conftest import unequal_design
+from ragstat.api.study import summarize
 from ragstat.cli.report import report as report_command
 from ragstat.corpus.document import Corpus, Document
 from ragstat.errors import InputError
@@ -76,7 +77,7 @@ def study_dir(tmp_path_factory) -> Path:
         _corpus(), StudyConfig(retrievers=("bm25", "tfidf"), chunk_words=50, query_words=10)
     )
     out = tmp_path_factory.mktemp("study")
-    write_study(study, out, reps=199, strata="kind")
+    write_study(study, out, summarize(study, reps=199, strata="kind").to_dict())
     return out
 
 
@@ -364,7 +365,8 @@ def test_study_with_sampled_queries_matches_its_weighted_summary(tmp_path):
     config = StudyConfig(
         retrievers=("bm25", "tfidf"), chunk_words=50, query_words=10, sample_queries=0.5
     )
-    write_study(run_study(_corpus(), config), tmp_path, reps=99)
+    sampled = run_study(_corpus(), config)
+    write_study(sampled, tmp_path, summarize(sampled, reps=99).to_dict())
     summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
     rep = report_from_study(tmp_path, created=CREATED)
     hit1 = summary["retrievers"]["bm25"]["hit1"]

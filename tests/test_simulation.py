@@ -161,6 +161,7 @@ def test_planalto_bm25_census_naive_far_below_document_methods(shared, tmp_path)
 
 
 def test_chunk_size_sensitivity_from_study_folders(tmp_path, capsys):
+    from ragstat.api.study import summarize
     from ragstat.corpus.document import Corpus, Document
     from ragstat.study import StudyConfig, run_study, write_study
 
@@ -170,9 +171,8 @@ def test_chunk_size_sensitivity_from_study_folders(tmp_path, capsys):
     folders = []
     for cw in (50, 100):
         out = tmp_path / f"cw{cw}"
-        write_study(
-            run_study(Corpus(docs), StudyConfig(retrievers=("bm25",), chunk_words=cw)), out, reps=99
-        )
+        done = run_study(Corpus(docs), StudyConfig(retrievers=("bm25",), chunk_words=cw))
+        write_study(done, out, summarize(done, reps=99).to_dict())
         folders += ["--from-study", str(out)]
     code = main(
         ["simulate", *folders, "--k", "4", "--reps", "100", "--bootstrap-reps", "99", "--json"]

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from ragstat import InputError
+from ragstat.api.study import summarize
 from ragstat.cli import main
 from ragstat.corpus.document import Corpus, Document
 from ragstat.corpus.loaders import load_jsonl
@@ -33,7 +34,9 @@ def aneel(request, tmp_path_factory):
     corpus = load_jsonl(path)
     study = run_study(corpus, StudyConfig(retrievers=("bm25", "tfidf")))
     out = tmp_path_factory.mktemp("study")
-    summary = write_study(study, out, reps=999, strata=CORPORA[request.param])
+    summary = write_study(
+        study, out, summarize(study, reps=999, strata=CORPORA[request.param]).to_dict()
+    )
     return corpus, study, summary, out
 
 
@@ -189,7 +192,7 @@ def test_metadata_of_mixed_types_is_kept_as_text(tmp_path):
         Document(f"d{i}", _words(250, i), {"year": 2020 if i % 2 else "2021"}) for i in range(4)
     ]
     study = run_study(Corpus(tuple(docs)))
-    write_study(study, tmp_path, reps=99)
+    write_study(study, tmp_path, summarize(study, reps=99).to_dict())
     assert set(pd.read_parquet(tmp_path / "documents.parquet")["meta_year"]) == {"2020", "2021"}
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ragstat.api.study import summarize
 from ragstat.errors import InputError
 from ragstat.study import StudyConfig, run_study, write_study
 from ragstat.study.sampling import check_sample_spec, parse_sample_queries, sample
@@ -137,7 +138,7 @@ def test_sampled_records_are_the_full_studys_rows_for_those_queries(corpus, full
 def test_summary_records_the_design_and_weights_micro(corpus, tmp_path):
     config = StudyConfig(retrievers=("bm25", "tfidf"), sample_queries=150, sample_seed=5)
     study = run_study(corpus, config)
-    summary = write_study(study, tmp_path, reps=99, strata="part")
+    summary = write_study(study, tmp_path, summarize(study, reps=99, strata="part").to_dict())
     sampling = summary["sampling"]
     assert sampling["design"] == "two-stage: documents, then chunks within each document"
     assert sampling["n"] == 150 and sampling["seed"] == 5
@@ -160,7 +161,7 @@ def test_summary_records_the_design_and_weights_micro(corpus, tmp_path):
 
 
 def test_unsampled_study_has_no_weights(full, tmp_path):
-    summary = write_study(full, tmp_path, reps=99)
+    summary = write_study(full, tmp_path, summarize(full, reps=99).to_dict())
     assert "sampling" not in summary and "weight" not in full.records.columns
     assert "queries_sampled" not in full.documents.columns
 

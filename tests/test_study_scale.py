@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import child_pids
+from ragstat.api.study import summarize
 from ragstat.corpus.analysis import Analyzer
 from ragstat.corpus.document import Corpus, Document, Excluded
 from ragstat.corpus.loaders import load_jsonl
@@ -62,8 +63,8 @@ def assert_same_study(a, b) -> None:
 
 def assert_same_outputs(a, b, tmp_path: Path, strata: str = "part") -> None:
     """The written files: the same summary and byte-identical Parquet files."""
-    sa = write_study(a, tmp_path / "a", reps=99, strata=strata)
-    sb = write_study(b, tmp_path / "b", reps=99, strata=strata)
+    sa = write_study(a, tmp_path / "a", summarize(a, reps=99, strata=strata).to_dict())
+    sb = write_study(b, tmp_path / "b", summarize(b, reps=99, strata=strata).to_dict())
     assert json.dumps(sa, default=str) == json.dumps(sb, default=str)
     for name in ("records", "candidates", "documents"):
         data_a = (tmp_path / "a" / f"{name}.parquet").read_bytes()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatError
 
 if TYPE_CHECKING:
-    from ragstat.api import compare, interval, plan, simulate
+    from ragstat.api import compare, interval, plan, simulate, study
     from ragstat.inference import Interval, IntervalReport, analyze
     from ragstat.records import DocStats, aggregate_arrays, aggregate_file, aggregate_frame
 
@@ -35,6 +35,7 @@ __all__ = [
     "interval",
     "plan",
     "simulate",
+    "study",
 ]
 
 _LAZY = {
@@ -42,6 +43,7 @@ _LAZY = {
     "interval": "ragstat.api",
     "plan": "ragstat.api",
     "simulate": "ragstat.api",
+    "study": "ragstat.api",
     "Interval": "ragstat.inference",
     "IntervalReport": "ragstat.inference",
     "analyze": "ragstat.inference",

@@ -10,5 +10,6 @@ from ragstat.api.compare import compare
 from ragstat.api.interval import interval
 from ragstat.api.plan import PlanResult, plan
 from ragstat.api.simulate import simulate
+from ragstat.api.study import StudyResult, study
 
-__all__ = ["PlanResult", "compare", "interval", "plan", "simulate"]
+__all__ = ["PlanResult", "StudyResult", "compare", "interval", "plan", "simulate", "study"]

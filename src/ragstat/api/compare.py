@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from ragstat.api.columns import read_schema, resolve_column, resolve_score
@@ -98,35 +99,26 @@ def compare_run(
     with ExitStack() as stack:
         path_a = stack.enter_context(as_path(a, "a"))
         path_b = None if b is None else stack.enter_context(as_path(b, "b"))
-        names = [n for n, _ in read_schema(path_a)]
-        where = label_of(a, "a")
-        cluster = resolve_column(names, cluster, "--cluster", where)
-        score = resolve_score(read_schema(path_a), score, where)
-        column = strata_column(strata)
-        if column is not None:
-            strata = resolve_column(names, column, "--strata", where)
+        cluster, score, strata = _resolve(path_a, label_of(a, "a"), cluster, score, strata)
 
-        def load(with_rows: bool) -> PairedTable:
-            return pair_files(
-                path_a,
-                path_b,
-                systems=pair,
-                cluster=cluster,
-                score=score,
-                query_id=query_id,
-                stratum=strata_column(strata),
-                on_missing=on_missing,
-                with_rows=with_rows,
-            )
+        load = partial(
+            pair_files, path_a, path_b, systems=pair, cluster=cluster, score=score,
+            query_id=query_id, stratum=strata_column(strata), on_missing=on_missing,
+        )  # fmt: skip
 
-        table = _named(load(False), a, b, pair)
+        table = _named(load(with_rows=False), a, b, pair)
         stats, counts = apply_design(
             table.stats, design, strata, population_file, population=population, methods=methods
         )
         if table.weighted and methods is None:  # sampled queries: the weighted default set
             methods = list(WEIGHTED_DEFAULT)
         srs = srs_options(
-            design, methods, population, bootstrap_reps, stats, lambda: load(True).query_scores
+            design,
+            methods,
+            population,
+            bootstrap_reps,
+            stats,
+            lambda: load(with_rows=True).query_scores,
         )
         result = compare_systems(
             stats,
@@ -140,6 +132,20 @@ def compare_run(
             **srs,
         )
     return ComparisonRun(result, stats, score)
+
+
+def _resolve(
+    path: Path, where: str, cluster: str, score: str | None, strata: str | None
+) -> tuple[str, str, str | None]:
+    """The cluster, score and strata columns as found in the table (defaults, aliases)."""
+    schema = read_schema(path)
+    names = [n for n, _ in schema]
+    column = strata_column(strata)
+    return (
+        resolve_column(names, cluster, "--cluster", where),
+        resolve_score(schema, score, where),
+        strata if column is None else resolve_column(names, column, "--strata", where),
+    )
 
 
 def _named(

@@ -165,9 +165,8 @@ def plan(
     """Documents needed for a target half-width (``half_width_target``), or the half-width
     a given number of ``documents`` achieves, with the minimum detectable difference.
 
-    The between-document SD S is given (``sd``) or estimated from a ``pilot`` per-query
-    table (two systems: ``pilot_b`` or ``systems`` → the SD of per-document differences).
-    ``population_file`` (a file or a mapping stratum → M) splits K across strata.
+    S is given (``sd``) or estimated from a ``pilot`` per-query table (two systems:
+    ``pilot_b`` or ``systems``); ``population_file`` (path or {stratum: M}) splits K.
     """
     _check(estimand, half_width_target, documents, sd, pilot, allocation)
     paired, source, stats = systems is not None or pilot_b is not None, "given (--sd)", None
@@ -179,12 +178,12 @@ def plan(
         )
     if sd is None:  # unreachable after _check; keeps the type checker informed
         raise InputError("give --sd or --pilot")
-    result: Plan | None = None
-    if half_width_target is not None:
-        result = plan_documents(half_width_target, sd, level=level, M=population, estimand=estimand)
-        K = result.K
-    else:
-        K = int(documents or 0)
+    result = (
+        None
+        if half_width_target is None
+        else plan_documents(half_width_target, sd, level=level, M=population, estimand=estimand)
+    )
+    K = result.K if result is not None else int(documents or 0)
     split = None
     if population_file is not None:
         split = _allocation(K, population_file, allocation, stats, estimand)

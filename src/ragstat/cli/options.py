@@ -1,11 +1,10 @@
-"""Options shared by the verbs, and the design plumbing they have in common."""
+"""Options shared by the verbs: the typer annotations and the groups verbs inherit."""
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -13,9 +12,7 @@ import typer
 
 from ragstat.errors import InputError
 from ragstat.inference import DEFAULT_REPS, METHODS
-from ragstat.inference.designs import DESIGNS, size_strata
-from ragstat.inference.resampling import query_resampling_affordable
-from ragstat.records import DocStats, read_population_counts
+from ragstat.inference.designs import DESIGNS
 
 Cluster = Annotated[str, typer.Option(help="Column with the sampling unit (document)")]
 Score = Annotated[
@@ -99,72 +96,6 @@ def split(value: str | None, allowed: tuple[str, ...], what: str) -> list[str] |
     return items
 
 
-def strata_column(strata: str | None) -> str | None:
-    """The column to read strata from (None for size:T strata, derived after aggregation)."""
-    if strata is None or strata.startswith("size:"):
-        return None
-    return strata
-
-
-def apply_design(
-    stats: DocStats,
-    design: str,
-    strata: str | None,
-    population_file: Path | None,
-    **srs_only: object,
-) -> tuple[DocStats, dict[str, int] | None]:
-    """Attach size strata if asked for; read the population counts a design needs.
-
-    ``srs_only`` are options that only the SRS analysis uses (an error otherwise).
-    """
-    if design not in DESIGNS:
-        raise InputError(f"--design must be one of {', '.join(DESIGNS)}, got {design!r}")
-    given = [name for name, value in srs_only.items() if value is not None]
-    if design != "srs" and given:
-        raise InputError(
-            f"--{given[0]} applies to --design srs; a {design} design takes its population "
-            "from --population-file and reports its design-based interval"
-        )
-    if strata is not None and strata.startswith("size:"):
-        try:
-            threshold = float(strata.split(":", 1)[1])
-        except ValueError:
-            raise InputError(f"--strata {strata!r}: expected size:T with a number T") from None
-        stats = replace(stats, stratum=size_strata(stats.n, threshold))
-    if design == "srs":
-        if population_file is not None:
-            raise InputError("--population-file applies to --design stratified or two-stage")
-        return stats, None
-    if strata is None:
-        raise InputError(f"--design {design} needs --strata (a column, or size:T)")
-    if population_file is None:
-        raise InputError(f"--design {design} needs --population-file with M per stratum/type")
-    return stats, read_population_counts(population_file)
-
-
-def srs_options(
-    design: str,
-    methods: list[str] | None,
-    population: int | None,
-    reps: int,
-    stats: DocStats,
-    load_rows: Callable[[], object],
-) -> dict:
-    """Options of the SRS analysis; per-query rows only when the naive resampling can use them."""
-    if design != "srs":
-        return {}
-    naive = methods is None or "query_bootstrap" in methods
-    rows = None
-    if naive and not stats.binary and query_resampling_affordable(stats.N, False):
-        rows = load_rows()
-    return {
-        "methods": methods,
-        "population": population,
-        "bootstrap_reps": reps,
-        "query_scores": rows,
-    }
-
-
 def emit(result, as_json: bool, render: Callable[[], None]) -> None:
     """One JSON object on stdout, or the readable rendering."""
     if as_json:
@@ -173,32 +104,50 @@ def emit(result, as_json: bool, render: Callable[[], None]) -> None:
         render()
 
 
-def parse_systems(systems: str | None) -> tuple[str, str] | None:
-    """``A,B`` → ("A", "B"); anything but two non-empty names is an error."""
-    if systems is None:
-        return None
-    pair = tuple(v.strip() for v in systems.split(","))
-    if len(pair) != 2 or not all(pair):
-        raise InputError(f"--systems expects two names, A,B; got {systems!r}")
-    return pair
+# ------------------------------------------------------------------ option groups
+# Each verb's options class inherits the groups it takes (see ragstat.cli.verb).
 
 
-def apply_score_range(stats, value: str | None):
-    """``stats`` with the declared score range ``LO,HI`` (checked against the data), or as
-    observed when ``value`` is None."""
-    if value is None:
-        return stats
-    parts = [p.strip() for p in value.split(",")]
-    try:
-        lo, hi = (float(p) for p in parts) if len(parts) == 2 else (None, None)
-    except ValueError:
-        lo = hi = None
-    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi) or not lo < hi:
-        raise InputError(f"--score-range expects LO,HI with LO < HI (e.g. 0,1), got {value!r}")
-    seen = stats.score_range
-    if seen is not None and (seen[0] < lo or seen[1] > hi):
-        raise InputError(
-            f"--score-range {value}: the scores run from {seen[0]:g} to {seen[1]:g}, "
-            "outside the declared range; fix the range or the data"
-        )
-    return replace(stats, score_range=(lo, hi))
+@dataclass(frozen=True, kw_only=True)
+class AnalysisOptions:
+    """Level, methods, estimands, bootstrap replicates and seed of an interval analysis."""
+
+    level: Level = 0.95
+    methods: Methods = None
+    estimand: Estimand = "micro,macro"
+    bootstrap_reps: Reps = DEFAULT_REPS
+    seed: Seed = None
+
+    def method_list(self) -> list[str] | None:
+        return split(self.methods, METHODS, "methods")
+
+    def estimand_list(self) -> list[str]:
+        return split(self.estimand, ("micro", "macro"), "estimand") or ["micro", "macro"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DesignOptions:
+    """The sampling design and the population it was drawn from."""
+
+    population: Population = None
+    design: Design = "srs"
+    strata: Strata = None
+    population_file: PopulationFile = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineOptions:
+    """Where the work runs: this machine's processes or a Dask cluster."""
+
+    engine: Engine = "local"
+    scheduler: Scheduler = None
+    workers: Workers = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputOptions:
+    """Where the result goes: an --out folder (a transaction) and/or JSON on stdout."""
+
+    out: OutDir = None
+    force: Force = False
+    as_json: Json = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated
 
@@ -10,62 +11,55 @@ import typer
 
 from ragstat.api.plan import plan as plan_documents
 from ragstat.cli import options as o
+from ragstat.cli.verb import options_command
+
+HalfWidth = Annotated[
+    float | None, typer.Option("--half-width", help="Target half-width h of the interval")
+]
+Documents = Annotated[
+    int | None,
+    typer.Option(help="Evaluate a given K: achieved half-width and detectable difference"),
+]
+Sd = Annotated[float | None, typer.Option(help="Between-document SD S (instead of a pilot)")]
+Pilot = Annotated[Path | None, typer.Option(help="Pilot per-query table to estimate S from")]
+PilotB = Annotated[Path | None, typer.Option(help="Second system's pilot table (paired)")]
+Systems = Annotated[str | None, typer.Option(help="A,B in the pilot's system column (paired)")]
+PlanEstimand = Annotated[str, typer.Option(help="macro or micro")]
+Power = Annotated[float, typer.Option(help="Power for the detectable difference")]
+PilotStrata = Annotated[str | None, typer.Option(help="Pilot stratum column for allocation")]
+Allocation = Annotated[str, typer.Option(help="proportional or neyman")]
 
 
-def plan(
-    half_width_target: Annotated[
-        float | None, typer.Option("--half-width", help="Target half-width h of the interval")
-    ] = None,
-    documents: Annotated[
-        int | None,
-        typer.Option(help="Evaluate a given K: achieved half-width and detectable difference"),
-    ] = None,
-    sd: Annotated[
-        float | None, typer.Option(help="Between-document SD S (instead of a pilot)")
-    ] = None,
-    pilot: Annotated[
-        Path | None, typer.Option(help="Pilot per-query table to estimate S from")
-    ] = None,
-    pilot_b: Annotated[
-        Path | None, typer.Option(help="Second system's pilot table (paired)")
-    ] = None,
-    systems: Annotated[
-        str | None, typer.Option(help="A,B in the pilot's system column (paired)")
-    ] = None,
-    cluster: o.Cluster = "doc_id",
-    score: o.Score = None,
-    estimand: Annotated[str, typer.Option(help="macro or micro")] = "macro",
-    level: o.Level = 0.95,
-    population: o.Population = None,
-    power: Annotated[float, typer.Option(help="Power for the detectable difference")] = 0.8,
-    strata: Annotated[str | None, typer.Option(help="Pilot stratum column for allocation")] = None,
-    population_file: o.PopulationFile = None,
-    allocation: Annotated[str, typer.Option(help="proportional or neyman")] = "proportional",
-    as_json: o.Json = False,
-) -> None:
+@dataclass(frozen=True, kw_only=True)
+class PlanOptions:
+    half_width_target: HalfWidth = None
+    documents: Documents = None
+    sd: Sd = None
+    pilot: Pilot = None
+    pilot_b: PilotB = None
+    systems: Systems = None
+    cluster: o.Cluster = "doc_id"
+    score: o.Score = None
+    estimand: PlanEstimand = "macro"
+    level: o.Level = 0.95
+    population: o.Population = None
+    power: Power = 0.8
+    strata: PilotStrata = None
+    population_file: o.PopulationFile = None
+    allocation: Allocation = "proportional"
+    as_json: o.Json = False
+
+
+@options_command(PlanOptions)
+def plan(a: PlanOptions) -> None:
     """Documents needed for a target half-width (t solved iteratively, finite correction).
 
     Pilot: a per-query table (doc_id, a score column; with --systems a system column);
     population file: stratum (or type) and M. Fields, examples, output: docs/formats.md.
     """
-    result = plan_documents(
-        half_width_target=half_width_target,
-        documents=documents,
-        sd=sd,
-        pilot=pilot,
-        pilot_b=pilot_b,
-        systems=systems,
-        cluster=cluster,
-        score=score,
-        estimand=estimand,
-        level=level,
-        population=population,
-        power=power,
-        strata=strata,
-        population_file=population_file,
-        allocation=allocation,
-    )
-    if as_json:
+    options = {f.name: getattr(a, f.name) for f in fields(a) if f.name != "as_json"}
+    result = plan_documents(**options)
+    if a.as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
         _print(result.to_dict())

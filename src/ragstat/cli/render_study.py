@@ -1,89 +1,175 @@
-"""Terminal summary of a study: honest intervals beside the naive ones."""
+"""Terminal summary of a study: honest intervals beside the naive ones, strata if asked for."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from ragstat.cli.terminal import console as default_console
-from ragstat.cli.terminal import literal, markup
+from ragstat.cli.terminal import literal, markup, plain_text
+
+if TYPE_CHECKING:
+    from ragstat.inference.results import EstimandResult
+    from ragstat.report.model import StratumRow
+    from ragstat.report.summary import StudySummary
+
+__all__ = ["print_study"]
+
+#: Column labels of the recommended micro method (its stable name otherwise).
+_LABEL = {
+    "cr2_bm": "CR2",
+    "cr2_ik": "CR2 (Imbens–Kolesár df)",
+    "cr1": "CR1",
+    "t_rates": "t on rates",
+    "doc_bootstrap_t": "bootstrap-t",
+    "doc_bootstrap_percentile": "bootstrap percentile",
+    "logit": "logit",
+    "korn_graubard": "Korn–Graubard",
+}
+#: What a study folder holds after `ragstat study` (report.json and report.md beside the HTML).
+OUTPUTS = (
+    "records.parquet",
+    "candidates.parquet",
+    "documents.parquet",
+    "summary.json",
+    "report.html",
+    "report.md",
+    "report.json",
+    "manifest.json",
+)
 
 
-def _ci(intervals: list[dict], method: str) -> str:
-    for iv in intervals:
-        if iv["method"] == method:
-            if iv["lower"] is None:
+def _ci(res: EstimandResult, method: str) -> str:
+    for iv in res.intervals:
+        if iv.method == method:
+            if iv.lower is None or iv.upper is None:
                 return "unavailable"
-            return f"[{iv['lower']:.3f}, {iv['upper']:.3f}]"
+            return f"[{iv.lower:.3f}, {iv.upper:.3f}]"
     return "—"
 
 
-_LABEL = {"cr2_bm": "CR2", "cr1": "CR1"}
+def _bounds(lower: float | None, upper: float | None) -> str:
+    return "—" if lower is None or upper is None else f"[{lower:.3f}, {upper:.3f}]"
 
 
-def _micro_method(summary: dict) -> str:
-    """The recommended micro method (cr2_bm; cr1 for a sampled study's weighted records)."""
-    for r in summary["retrievers"].values():
-        rec = r["hit1"]["estimands"]["micro"].get("recommended")
-        if rec:
-            return rec
+def _micro_method(summary: StudySummary) -> str:
+    """The recommended micro method (cr2_bm, unless the data called for another)."""
+    for r in summary.retrievers.values():
+        micro = r.hit1.estimands.get("micro")
+        if micro is not None and micro.recommended:
+            return micro.recommended
     return "cr2_bm"
 
 
-def print_study(summary: dict, out: Path, console: Console | None = None) -> None:
-    c = console or default_console()
-    n = summary["counts"]
-    c.print(
-        f"[bold]{markup(summary['source'])}[/]: {n['documents']} documents "
-        f"({n['eligible_documents']} issue queries; "
-        f"excluded {markup(n['excluded'] or 'none')}), "
-        f"{n['chunks']} chunks, {n['queries']} queries per retriever",
-        emoji=False,
+def _headline(summary: StudySummary) -> str:
+    n = summary.counts
+    excluded = dict(n.excluded)
+    if n.unreadable_files:
+        excluded["unreadable files"] = n.unreadable_files
+    return (
+        f"[bold]{markup(summary.source)}[/]: {n.documents:,} documents "
+        f"({n.eligible_documents:,} issue queries; excluded {markup(plain_text(excluded) or 'none')}), "
+        f"{n.chunks:,} chunks, {n.queries:,} queries per retriever"
     )
+
+
+def _table(summary: StudySummary) -> Table:
     t = Table(
         title="hit@1 — the top result comes from the query's own document", title_justify="left"
     )
     method = _micro_method(summary)
+    level = f"{summary.level:.0%}"
     for col in (
         "retriever",
         "micro",
-        f"95% {_LABEL.get(method, method)} (documents)",
+        f"{level} {_LABEL.get(method, method)} (documents)",
         "naive iid",
         "macro",
-        "95% t (documents)",
+        f"{level} t (documents)",
         "MRR@10",
     ):
         t.add_column(col, justify="left" if col == "retriever" else "right")
-    for name, r in summary["retrievers"].items():
-        est = r["hit1"]["estimands"]
-        mi, ma = est["micro"], est["macro"]
+    for name, r in summary.retrievers.items():
+        mi, ma = r.hit1.estimands["micro"], r.hit1.estimands["macro"]
         t.add_row(
             literal(name),
-            f"{mi['estimate']:.3f}",
-            _ci(mi["intervals"], method),
-            _ci(mi["intervals"], "wald_iid"),
-            f"{ma['estimate']:.3f}",
-            _ci(ma["intervals"], "t_rates"),
-            f"{r['mrr_at_10_micro']:.3f}",
+            f"{mi.estimate:.3f}",
+            _ci(mi, method),
+            _ci(mi, "wald_iid"),
+            f"{ma.estimate:.3f}",
+            _ci(ma, "t_rates"),
+            f"{r.mrr_at_10_micro:.3f}",
         )
-    c.print(t, emoji=False)
-    if "paired" in summary:
-        p = summary["paired"]
-        a, b = p["systems"]
-        mi = p["estimands"]["micro"]
-        c.print(
-            literal(
-                f"{a} − {b}: micro {mi['estimate']:+.4f} {_ci(mi['intervals'], mi.get('recommended') or method)}, "
-                f"documents tied {p['paired']['ties_share']:.0%}, sign-flip p (micro) "
-                f"{p['paired']['permutation_p']['micro']:.3g}"
+    return t
+
+
+def _strata_table(summary: StudySummary, rows: Sequence[StratumRow]) -> Table | None:
+    """hit@1 per stratum and retriever: K, N, micro, macro with its interval on the
+    stratum's document rates (Korn–Graubard for rates; — when K < 2)."""
+    if summary.by_stratum is None:
+        return None
+    shown = {(r.subject, r.stratum): r for r in rows}
+    t = Table(title=f"hit@1 by {summary.by_stratum.field}", title_justify="left")
+    level = f"{summary.level:.0%}"
+    for col in ("retriever", "stratum", "K", "N", "micro", "macro", f"macro {level} (documents)"):
+        t.add_column(col, justify="left" if col in ("retriever", "stratum") else "right")
+    for name, by in summary.by_stratum.hit1.items():
+        for stratum, v in by.items():
+            row = shown.get((name, stratum))
+            bounds = "—" if row is None else _bounds(row.macro_lower, row.macro_upper)
+            t.add_row(
+                literal(name),
+                literal(stratum),
+                f"{v.K:,}",
+                f"{v.N:,}",
+                f"{v.micro:.3f}",
+                f"{v.macro:.3f}",
+                bounds,
             )
-        )
+    return t
+
+
+def _paired_line(summary: StudySummary) -> str | None:
+    p = summary.paired
+    if p is None:
+        return None
+    a, b = p.systems
+    mi = p.report.estimands["micro"]
+    method = mi.recommended or _micro_method(summary)
+    s = p.paired
+    return (
+        f"{a} − {b}: micro {mi.estimate:+.4f} {_ci(mi, method)}, documents tied "
+        f"{s.ties_share:.0%}, sign-flip p (micro) {s.permutation_p['micro']:.3g}"
+    )
+
+
+def print_study(
+    summary: StudySummary,
+    out: Path,
+    console: Console | None = None,
+    *,
+    strata: Sequence[StratumRow] = (),
+) -> None:
+    """The study on the terminal: counts, hit@1 per retriever (recommended document-clustered
+    interval beside the naive one), the paired line, strata (``strata``: the report's rows,
+    with intervals), and the files written."""
+    c = console or default_console()
+    c.print(_headline(summary), emoji=False)
+    c.print(_table(summary), emoji=False)
+    line = _paired_line(summary)
+    if line is not None:
+        c.print(literal(line))
+    table = _strata_table(summary, strata)
+    if table is not None:
+        c.print(table, emoji=False)
     c.print(
         literal(
-            f"K documents are the sample size, not the {n['queries']} queries. "
-            f"Outputs in {out}/: records.parquet, candidates.parquet, documents.parquet, "
-            "summary.json"
+            f"K documents are the sample size, not the {summary.counts.queries:,} queries "
+            "(the document-level reporting checklist is in report.html). "
+            f"Outputs in {out}/: {', '.join(OUTPUTS)}"
         )
     )

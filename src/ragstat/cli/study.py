@@ -1,14 +1,19 @@
-"""`ragstat study CORPUS` and `ragstat demo`: the self-retrieval study of seed 001."""
+"""`ragstat study CORPUS` and `ragstat demo`: the self-retrieval study.
+
+A thin shell over :func:`ragstat.api.study.study`: parse the options, run the study
+inside the run's transaction (:func:`ragstat.cli.runlog.recorded`), write the study folder
+into the staging folder, render the summary (or print ``study(...).to_dict()`` with
+``--json``)."""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,9 +21,7 @@ from ragstat.cli import options as o
 from ragstat.cli.runlog import absolute, headline, recorded
 from ragstat.cli.terminal import literal, markup, safe
 from ragstat.corpus.loaders import load_corpus
-from ragstat.engine import get_executor
-from ragstat.errors import InputError, RagstatError
-from ragstat.outfolder import link_entries, staging_folders
+from ragstat.outfolder import staging_folders
 
 Retrievers = Annotated[str, typer.Option(help="Comma-separated: bm25, tfidf, dense, rrf")]
 ChunkWords = Annotated[int, typer.Option(help="Words per chunk")]
@@ -60,21 +63,10 @@ class Scale:
     workers: int = 1
     index_dir: Path | None = None
 
-    @property
-    def batched(self) -> bool:
-        return self.engine != "local" or self.workers > 1 or self.index_dir is not None
-
-    def executor(self):
-        if self.scheduler is not None and self.engine != "dask":
-            raise InputError("--scheduler applies to --engine dask only")
-        if not self.batched:
-            return nullcontext(None)
-        return get_executor(self.workers, self.engine, self.scheduler)
-
 
 def _run(
     corpus_name: str,
-    config: dict,
+    options: dict[str, Any],
     out: Path,
     seed: int,
     quiet: bool,
@@ -84,63 +76,56 @@ def _run(
     scale: Scale | None = None,
     force: bool = False,
 ) -> None:
-    from ragstat.report import report_from_study
-    from ragstat.study import StudyConfig, run_study, write_study
+    from ragstat.api.study import batched, study_config
+    from ragstat.api.study import study as self_retrieval
 
-    study_config = StudyConfig(**config)
     show = not quiet and not as_json and sys.stderr.isatty()
     name = corpus_name if corpus_name == "demo" else absolute(corpus_name)
     scale = scale or Scale()
-    settings = {"corpus": name, **study_config.to_dict(), "seed": seed, "strata": strata}
-    settings["engine"] = scale.engine
+    settings = {"corpus": name, **study_config(**options).to_dict(), "seed": seed}
+    settings.update(strata=strata, engine=scale.engine)
     inputs = {"corpus": Path(corpus_name)} if corpus_name != "demo" else {}
     with recorded(command, settings, inputs=inputs, out=out, force=force) as log:
         corpus = load_corpus(corpus_name, exclude=(out, *staging_folders(out)))
         _say_skipped(corpus.skipped, quiet or as_json)
         log.corpus_fingerprint = corpus.fingerprint
-        with _progress(show) as say, scale.executor() as executor:
-            index_dir = scale.index_dir or (_staged_index(out, log.out) if scale.batched else None)
-            study = run_study(
+        staged = batched(scale.engine, scale.workers, scale.index_dir)
+        with _progress(show) as say:
+            index_dir = scale.index_dir or (_staged_index(out, log.out) if staged else None)
+            result = self_retrieval(
                 corpus,
-                study_config,
-                progress=say,
-                executor=executor,
+                **options,
+                strata=strata,
+                engine=scale.engine,
+                scheduler=scale.scheduler,
+                workers=scale.workers,
                 index_dir=index_dir,
                 replace_index=scale.index_dir is None,  # OUT/index is this run's to rebuild
+                seed=seed,
+                progress=say,
             )
-            say("clustered intervals and the paired comparison")
-            staging = log.out or out
-            summary = write_study(study, staging, seed=seed, strata=strata)
-            log.wrote(*(staging / f for f in (*summary["files"].values(), "summary.json")))
             say("report")
-            log.write_report(report_from_study(staging, created=log.started_at))
+            report = result.report(created=log.started_at)
+            log.wrote(*result.write(log.out or out, report=report))
         log.results = {
-            name: {"hit1": headline(r["hit1"])} for name, r in summary["retrievers"].items()
+            n: {"hit1": headline(r.hit1.to_dict())} for n, r in result.summary.retrievers.items()
         }
     if as_json:
-        typer.echo(json.dumps(summary, ensure_ascii=False, default=str))
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, default=str))
         return
     from ragstat.cli.render_study import print_study
 
-    print_study(summary, out)
+    print_study(result.summary, out, strata=report.strata)
 
 
 def _staged_index(out: Path, staging: Path | None) -> Path:
     """The default index folder: inside the staging folder, with the previous run's index
     hard-linked in (reused at no cost; a rebuild never touches the published folder)."""
-    from ragstat.study.index import read_manifest
+    from ragstat.api.study import reuse_index
 
     if staging is None:
         return out / "index"
-    old, new = out / "index", staging / "index"
-    try:
-        manifest = read_manifest(old) if old.is_dir() else None
-    except (RagstatError, OSError):
-        manifest = None
-    if manifest is not None:  # only what the index lists: files a rebuild writes are new
-        names = ["manifest.json", "chunk_doc.npy", *map(str, manifest.get("retrievers", []))]
-        link_entries(old, new, names)
-    return new
+    return reuse_index(out / "index", staging / "index")
 
 
 def _say_skipped(skipped: tuple[str, ...], quiet: bool) -> None:
@@ -169,7 +154,11 @@ def study(
     stopwords: Annotated[str, typer.Option(help="pt, en or none")] = "none",
     stemmer: Annotated[str, typer.Option(help="pt, en or none (Snowball)")] = "none",
     strata: Annotated[
-        str | None, typer.Option(help="Metadata field to break hit@1 down by")
+        str | None,
+        typer.Option(
+            help="Metadata field to break hit@1 down by, with or without meta_ (law = meta_law): "
+            "a table of hit@1 per stratum with intervals"
+        ),
     ] = None,
     sample_queries: Annotated[
         str | None,
@@ -193,8 +182,6 @@ def study(
     as_json: o.Json = False,
 ) -> None:
     """Self-retrieval study: chunk, query with each chunk's first words, count same-document hits."""
-    from ragstat.study import parse_sample_queries
-
     config = dict(
         retrievers=_retrievers(retrievers),
         chunk_words=chunk_words,
@@ -202,7 +189,7 @@ def study(
         k=k,
         stopwords=_none(stopwords),
         stemmer=_none(stemmer),
-        sample_queries=parse_sample_queries(sample_queries),
+        sample_queries=sample_queries,
         sample_seed=sample_seed,
     )
     scale = Scale(engine, scheduler, workers, index_dir)

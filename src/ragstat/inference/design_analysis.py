@@ -28,6 +28,26 @@ _DF_RULES = {
 }
 
 
+def _design_warnings(
+    design: str, stats: DocStats, results: Mapping[str, EstimandResult]
+) -> list[str]:
+    """What a design-based report says about itself, then the data's clustering warnings."""
+    warnings = [
+        f"{design} design: design-based linearised intervals only; "
+        "the document bootstraps and CR2 assume simple random sampling of documents"
+    ]
+    if design == "two-stage":
+        warnings.append("two-stage estimand: the mean over types of their mean document rate")
+    warnings += clustering_warnings(stats)
+    warnings += [
+        f"{r.estimand} {iv.method}: unavailable — {iv.reason}"
+        for r in results.values()
+        for iv in r.intervals
+        if not iv.available
+    ]
+    return warnings
+
+
 def _info(stats: DocStats, design: str, counts: Mapping[str, int]) -> DesignInfo:
     if stats.stratum is None:
         raise DesignError(f"--design {design} needs strata")
@@ -82,19 +102,7 @@ def analyze_design(
         e.estimand: EstimandResult(e.estimand, e.estimate, (e.interval(level),), e.method)
         for e in ests
     }
-    warnings = [
-        f"{design} design: design-based linearised intervals only; "
-        "the document bootstraps and CR2 assume simple random sampling of documents"
-    ]
-    if design == "two-stage":
-        warnings.append("two-stage estimand: the mean over types of their mean document rate")
-    warnings += clustering_warnings(stats)
-    warnings += [
-        f"{r.estimand} {iv.method}: unavailable — {iv.reason}"
-        for r in results.values()
-        for iv in r.intervals
-        if not iv.available
-    ]
+    warnings = _design_warnings(design, stats, results)
     return IntervalReport(
         score=stats.score,
         K=stats.K,

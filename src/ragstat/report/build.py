@@ -23,7 +23,7 @@ from ragstat.report.model import (
     Report,
 )
 
-__all__ = ["now", "report_from_comparison", "report_from_interval"]
+__all__ = ["generator", "now", "report_from_comparison", "report_from_interval"]
 
 
 def now() -> str:
@@ -31,13 +31,17 @@ def now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
-def _generator() -> str:
+def generator() -> str:
+    """What wrote a report: ``ragstat <version>``."""
     from importlib import metadata
 
     try:
         return f"ragstat {metadata.version('ragstat')}"
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
         return "ragstat"
+
+
+_generator = generator  # the previous name (report/evaluation.py, report/simulation.py)
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,7 @@ def _common(
         bootstrap_reps=reps,
         warnings=tuple(report.warnings),
         notes=tuple(notes),
-        generator=_generator(),
+        generator=generator(),
     )
     items = cl.interval_checklist(
         design=design,

@@ -1,23 +1,27 @@
-"""The report of a self-retrieval study folder (summary.json, records.parquet, documents.parquet)."""
+"""The report of a self-retrieval study: from its folder (summary.json, records.parquet,
+documents.parquet) or from the study in memory (a `StudySummary` and its tables)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ragstat.errors import InputError
 from ragstat.inference.diagnostics import compute_diagnostics
+from ragstat.inference.results import IntervalReport
 from ragstat.records import DocStats, aggregate_arrays
 from ragstat.records.textio import read_json_file
 from ragstat.report import checklist as cl
 from ragstat.report import parts
-from ragstat.report.build import _generator, unmatched_text
+from ragstat.report.build import generator, now, unmatched_text
 from ragstat.report.model import (
     Autocorrelation,
+    ChecklistItem,
     DocSummary,
     EstimandBlock,
     ExcludedDoc,
@@ -26,8 +30,12 @@ from ragstat.report.model import (
     Report,
     StratumRow,
 )
+from ragstat.report.summary import PairedStudy, StudySummary
 
-__all__ = ["EXCLUDED_MAX", "report_from_study"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["EXCLUDED_MAX", "report_from_study", "study_report"]
 
 #: Excluded documents listed one by one (the rest are counted; all are in documents.parquet).
 EXCLUDED_MAX = 500
@@ -57,29 +65,52 @@ def _created(folder: Path) -> str:
     return datetime.fromtimestamp(int(mtime), timezone.utc).isoformat()
 
 
-def _records(path: Path, strata_col: str | None):
+_RECORD_COLUMNS = ("doc_id", "position", "retriever", "hit1")
+
+
+def _strata_col(columns: Sequence[str], field: str | None) -> str | None:
+    """The records column of the strata field (``law`` → ``meta_law``; ``meta_law`` too)."""
+    if field is None:
+        return None
+    meta = f"meta_{field}"
+    return meta if meta in columns or not field.startswith("meta_") else field
+
+
+def _records(path: Path, field: str | None) -> tuple[pd.DataFrame, str | None]:
+    """The columns of records.parquet the report reads, and the strata column."""
     import pandas as pd
     import pyarrow.parquet as pq
 
-    cols = ["doc_id", "position", "retriever", "hit1"] + ([strata_col] if strata_col else [])
     try:
-        if "weight" in pq.read_schema(path).names:
-            cols.append("weight")
-        return pd.read_parquet(path, columns=cols)
+        names = pq.read_schema(path).names
+        col = _strata_col(names, field)
+        cols = [
+            *_RECORD_COLUMNS,
+            *([col] if col else []),
+            *(["weight"] if "weight" in names else []),
+        ]
+        return pd.read_parquet(path, columns=cols), col
     except Exception as exc:  # pyarrow raises several types for missing columns / bad files
         raise InputError(f"{path}: cannot read the study records ({exc})") from None
 
 
-def _excluded(path: Path) -> tuple[ExcludedDoc, ...]:
-    """Every document or file that issued no query, with its reason (first EXCLUDED_MAX)."""
+def _documents(path: Path) -> pd.DataFrame | None:
     import pandas as pd
 
     if not path.is_file():
-        return ()
+        return None
     try:
-        docs = pd.read_parquet(path, columns=["doc_id", "source", "chunks", "eligible", "reason"])
+        return pd.read_parquet(path, columns=["doc_id", "source", "chunks", "eligible", "reason"])
     except Exception as exc:
         raise InputError(f"{path}: cannot read the documents table ({exc})") from None
+
+
+def _excluded(docs: pd.DataFrame | None) -> tuple[ExcludedDoc, ...]:
+    """Every document or file that issued no query, with its reason (first EXCLUDED_MAX)."""
+    import pandas as pd
+
+    if docs is None:
+        return ()
     out = docs[~docs["eligible"].astype(bool)].head(EXCLUDED_MAX)
     return tuple(
         ExcludedDoc(
@@ -92,22 +123,20 @@ def _excluded(path: Path) -> tuple[ExcludedDoc, ...]:
     )
 
 
-def _paired(data: Mapping, matched: int) -> PairedInfo:
-    """The paired block of summary.json; ``matched``: queries both retrievers answered."""
-    p = data["paired"]
-    pairing = p.get("pairing") or {}
-    systems = tuple(data.get("systems") or p.get("systems") or ("A", "B"))
+def _paired(p: PairedStudy, matched: int) -> PairedInfo:
+    """The paired comparison; ``matched``: queries both retrievers answered (the same queries)."""
+    s = p.paired
     return PairedInfo(
-        systems=systems,
-        ties_share=float(p["ties_share"]),
-        identical_share=float(p["identical_share"]),
-        permutation_p={k: float(v) for k, v in p["permutation_p"].items()},
-        permutation_method=str(p["permutation_method"]),
-        permutation_reps=p.get("permutation_reps"),
-        matched=pairing.get("matched", matched),
-        only_a=pairing.get("only_a", 0),
-        only_b=pairing.get("only_b", 0),
-        on_missing=pairing.get("on_missing", "error"),
+        systems=p.systems,
+        ties_share=float(s.ties_share),
+        identical_share=float(s.identical_share),
+        permutation_p={k: float(v) for k, v in s.permutation_p.items()},
+        permutation_method=str(s.permutation_method),
+        permutation_reps=s.permutation_reps,
+        matched=matched,
+        only_a=0,
+        only_b=0,
+        on_missing="error",
     )
 
 
@@ -133,7 +162,10 @@ def _expand(stats: DocStats, weight_sums: np.ndarray) -> DocStats:
     )
 
 
-def _retriever(frame, name: str, hit1: Mapping, strata_col: str | None) -> _Retriever:
+def _retriever(
+    frame: pd.DataFrame, name: str, hit1: IntervalReport, strata_col: str | None
+) -> _Retriever:
+    """Per-document statistics of one retriever's hit@1 and the report parts made of them."""
     g = frame[frame["retriever"] == name]
     if g.empty:
         raise InputError(f"records.parquet has no rows for retriever {name!r}")
@@ -150,12 +182,12 @@ def _retriever(frame, name: str, hit1: Mapping, strata_col: str | None) -> _Retr
             acf, source=acf.source + " (sampled queries: neighbours may be further apart)"
         )
     return _Retriever(
-        blocks=parts.blocks_from_dict(name, hit1),
+        blocks=parts.blocks_from_report(name, hit1),
         doc=replace(
             parts.doc_summary(name, stats, compute_diagnostics(scored), scored=n_scored),
             binary=scored.binary,
         ),
-        strata=parts.stratum_rows(name, stats, float(hit1["level"])) if strata_col else (),
+        strata=parts.stratum_rows(name, stats, float(hit1.level)) if strata_col else (),
         histogram=parts.histogram(name, stats),
         acf=acf,
         rates=dict(zip(map(str, stats.doc_id), map(float, stats.r), strict=True)),
@@ -171,53 +203,73 @@ def _difference_extremes(a: _Retriever, b: _Retriever) -> tuple[float, float, fl
     return parts.extreme_shares(np.array([a.rates[d] - b.rates[d] for d in common]))
 
 
-def _excluded_counts(counts: Mapping) -> dict[str, int]:
-    out = {str(k): int(v) for k, v in (counts.get("excluded") or {}).items()}
-    if counts.get("unreadable_files"):
-        out["unreadable file"] = int(counts["unreadable_files"])
+def _extremes_of(
+    by: dict[str, _Retriever], systems: tuple[str, ...]
+) -> tuple[float, float, float] | None:
+    a, b = systems[:2]
+    return _difference_extremes(by[a], by[b]) if a in by and b in by else None
+
+
+def _excluded_counts(summary: StudySummary) -> dict[str, int]:
+    counts = summary.counts
+    out = {str(k): int(v) for k, v in counts.excluded.items()}
+    if counts.unreadable_files:
+        out["unreadable file"] = int(counts.unreadable_files)
     return out
 
 
-def _study_design(summary: Mapping, K: int) -> str:
+def _study_design(summary: StudySummary, K: int) -> str:
     text = (
-        f"self-retrieval study of {summary.get('source', 'the corpus')}: all {K:,} eligible "
+        f"self-retrieval study of {summary.source or 'the corpus'}: all {K:,} eligible "
         "documents issued queries; the intervals treat them as a simple random sample (SRS) of "
         "documents from the population they stand for; population size M not declared (no "
         "finite-population correction)"
     )
-    smp = summary.get("sampling")
-    if smp:
+    smp = summary.sampling
+    if smp is not None:
         text += (
-            f". Queries sampled within documents ({smp.get('design')}): "
-            f"{smp.get('queries_sampled', 0):,} of {smp.get('queries_eligible', 0):,} eligible "
-            f"chunks, fraction {smp.get('fraction')}, seed {smp.get('seed')}; micro weighted by "
+            f". Queries sampled within documents ({smp.design}): "
+            f"{smp.queries_sampled:,} of {smp.queries_eligible:,} eligible "
+            f"chunks, fraction {smp.fraction}, seed {smp.seed}; micro weighted by "
             "n_d / m_d, ultimate-cluster variance"
         )
     return text
 
 
-def _unsampled(summary: Mapping) -> list[str]:
-    smp = summary.get("sampling")
-    if not smp:
+def _unsampled(summary: StudySummary) -> list[str]:
+    smp = summary.sampling
+    if smp is None:
         return []
-    left = int(smp.get("queries_eligible", 0)) - int(smp.get("queries_sampled", 0))
+    left = int(smp.queries_eligible) - int(smp.queries_sampled)
     return [f"unsampled queries: {left:,} eligible chunks issued no query (they stay in the index)"]
+
+
+_LAYOUT_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError)
 
 
 def report_from_study(
     folder: Path, *, title: str | None = None, created: str | None = None
 ) -> Report:
-    """Build the study report from the files `ragstat study` wrote into ``folder``."""
+    """Build the study report from the files `ragstat study` wrote into ``folder`` (also
+    those of an older ragstat: summary.json is read by `StudySummary.from_dict`)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError(f"{folder}: no such folder")
     summary_path, records_path = folder / "summary.json", folder / "records.parquet"
     if not summary_path.is_file() or not records_path.is_file():
         raise InputError(f"{folder}: not a study folder (needs summary.json and records.parquet)")
-    summary = _read_json(summary_path)
+    data = _read_json(summary_path)
     try:
-        return _build(folder, summary, title, created)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
+        summary = StudySummary.from_dict(data)
+    except _LAYOUT_ERRORS as exc:
+        detail = str(exc) if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
+        raise InputError(f"{summary_path}: unexpected layout ({detail})") from None
+    field = summary.by_stratum.field if summary.by_stratum is not None else None
+    frame, col = _records(records_path, field)
+    docs = _documents(folder / "documents.parquet")
+    try:
+        return _build(summary, frame, col, docs, title, created or _created(folder), str(folder))
+    except _LAYOUT_ERRORS as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError(
@@ -225,86 +277,117 @@ def report_from_study(
         ) from None
 
 
-def _build(folder: Path, summary: dict, title: str | None, created: str | None) -> Report:
-    names = list(summary["config"]["retrievers"])
-    field = (summary.get("by_stratum") or {}).get("field")
-    col = None if field is None else (field if field.startswith("meta_") else f"meta_{field}")
-    frame = _records(folder / "records.parquet", col)
-    per = [_retriever(frame, n, summary["retrievers"][n]["hit1"], col) for n in names]
+def study_report(
+    summary: StudySummary,
+    records: pd.DataFrame,
+    documents: pd.DataFrame | None = None,
+    *,
+    title: str | None = None,
+    created: str | None = None,
+) -> Report:
+    """The study report from a study in memory: its summary, records and documents tables."""
+    field = summary.by_stratum.field if summary.by_stratum is not None else None
+    col = _strata_col(list(records.columns), field)
+    cols = [*_RECORD_COLUMNS, *([col] if col else []), *(["weight"] if "weight" in records else [])]
+    missing = [c for c in cols if c not in records.columns]
+    if missing:
+        raise InputError(f"the study records have no column(s) {', '.join(missing)}")
+    return _build(summary, records[cols], col, documents, title, created or now(), "")
+
+
+def _build(
+    summary: StudySummary,
+    frame: pd.DataFrame,
+    col: str | None,
+    docs: pd.DataFrame | None,
+    title: str | None,
+    created: str,
+    folder: str,
+) -> Report:
+    names = list(summary.config.get("retrievers") or summary.retrievers)
+    per = [_retriever(frame, n, summary.retrievers[n].hit1, col) for n in names]
     blocks = [b for r in per for b in r.blocks]
     paired, extremes = None, None
-    if "paired" in summary:
-        paired = _paired(summary["paired"], per[0].doc.scored or per[0].doc.N)
-        blocks += parts.blocks_from_dict(" − ".join(paired.systems[:2]), summary["paired"])
-        by = dict(zip(names, per, strict=True))
-        a, b = paired.systems[:2]
-        if a in by and b in by:
-            extremes = _difference_extremes(by[a], by[b])
-    first = summary["retrievers"][names[0]]["hit1"]
-    excluded_counts = _excluded_counts(summary.get("counts", {}))
-    extra = _unsampled(summary) + (unmatched_text(paired) if paired is not None else [])
-    reps = first.get("bootstrap_reps") if _any_boot(blocks) else None
-    checklist = cl.interval_checklist(
-        design=_study_design(summary, per[0].doc.K),
-        estimands=tuple(first["estimands"]),
-        blocks=blocks,
-        doc=[r.doc for r in per],
-        reps=reps,
-        seed=summary.get("seed"),
-        leftout=cl.left_out(excluded_counts, extra),
-        paired=paired,
-        extremes=extremes,
-    )
-    source = str(summary.get("source", folder))
-    warnings = [w for n in names for w in summary["retrievers"][n]["hit1"].get("warnings", [])]
+    if summary.paired is not None:
+        paired = _paired(summary.paired, per[0].doc.scored or per[0].doc.N)
+        blocks += parts.blocks_from_report(" − ".join(paired.systems[:2]), summary.paired.report)
+        extremes = _extremes_of(dict(zip(names, per, strict=True)), paired.systems)
+    first = summary.retrievers[names[0]].hit1
+    excluded_counts = _excluded_counts(summary)
+    reps = first.bootstrap_reps if _any_boot(blocks) else None
+    checklist = _checklist(summary, per, blocks, reps, paired, extremes)
+    source = summary.source or folder
+    warnings = [w for n in names for w in summary.retrievers[n].hit1.warnings]
     return Report(
         kind="study",
         title=title or f"Self-retrieval study — {source}",
         source=source,
-        created=created or _created(folder),
-        level=float(first["level"]),
+        created=created,
+        level=float(first.level),
         score="hit1",
-        design="srs" if not summary.get("sampling") else "srs of documents, sampled queries",
-        estimands=tuple(first["estimands"]),
+        design="srs" if summary.sampling is None else "srs of documents, sampled queries",
+        estimands=tuple(first.estimands),
         checklist=checklist,
         results=tuple(blocks),
         docs=tuple(r.doc for r in per),
         histograms=tuple(r.histogram for r in per[:FIGURE_MAX]),
-        strata_field=field,
+        strata_field=summary.by_stratum.field if summary.by_stratum is not None else None,
         strata=tuple(row for r in per for row in r.strata),
         autocorrelation=tuple(r.acf for r in per[:FIGURE_MAX]),
         paired=paired,
-        excluded=_excluded(folder / "documents.parquet"),
+        excluded=_excluded(docs),
         excluded_counts=excluded_counts,
         excluded_total=sum(excluded_counts.values()),
         metrics={
-            f"{n} MRR@10 (micro)": float(summary["retrievers"][n]["mrr_at_10_micro"]) for n in names
+            f"{n} MRR@10 (micro)": float(summary.retrievers[n].mrr_at_10_micro) for n in names
         },
-        seed=summary.get("seed"),
+        seed=summary.seed,
         bootstrap_reps=reps,
         warnings=tuple(dict.fromkeys(warnings)),
         notes=_notes(summary),
-        generator=_generator(),
+        generator=generator(),
     )
 
 
-def _any_boot(blocks) -> bool:
+def _checklist(
+    summary: StudySummary,
+    per: Sequence[_Retriever],
+    blocks: Sequence[EstimandBlock],
+    reps: int | None,
+    paired: PairedInfo | None,
+    extremes: tuple[float, float, float] | None,
+) -> tuple[ChecklistItem, ...]:
+    """The document-level reporting checklist of the study (nine items)."""
+    extra = _unsampled(summary) + (unmatched_text(paired) if paired is not None else [])
+    return cl.interval_checklist(
+        design=_study_design(summary, per[0].doc.K),
+        estimands=tuple(next(iter(summary.retrievers.values())).hit1.estimands),
+        blocks=blocks,
+        doc=[r.doc for r in per],
+        reps=reps,
+        seed=summary.seed,
+        leftout=cl.left_out(_excluded_counts(summary), extra),
+        paired=paired,
+        extremes=extremes,
+    )
+
+
+def _any_boot(blocks: Sequence[EstimandBlock]) -> bool:
     return any(iv.replicates for b in blocks for iv in b.intervals if iv.available)
 
 
-def _notes(summary: Mapping) -> tuple[str, ...]:
-    cfg, counts = summary.get("config", {}), summary.get("counts", {})
+def _notes(summary: StudySummary) -> tuple[str, ...]:
+    cfg, counts = summary.config, summary.counts
     out = [
         f"chunks of {cfg.get('chunk_words')} words; each query is the first "
         f"{cfg.get('query_words')} words of a chunk, searched against every other chunk "
         "(its own chunk is never returned); hit@1 = the top result comes from the same document"
     ]
-    if counts:
-        out.append(
-            f"corpus: {counts.get('documents', 0):,} documents, {counts.get('chunks', 0):,} "
-            f"chunks ({counts.get('indexed_chunks', 0):,} indexed), "
-            f"{counts.get('queries', 0):,} queries per retriever"
-        )
-    if summary.get("corpus_fingerprint"):
-        out.append(f"corpus fingerprint (sha256): {summary['corpus_fingerprint']}")
+    out.append(
+        f"corpus: {counts.documents:,} documents, {counts.chunks:,} "
+        f"chunks ({counts.indexed_chunks:,} indexed), "
+        f"{counts.queries:,} queries per retriever"
+    )
+    if summary.corpus_fingerprint:
+        out.append(f"corpus fingerprint (sha256): {summary.corpus_fingerprint}")
     return tuple(out)

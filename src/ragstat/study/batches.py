@@ -152,7 +152,7 @@ def run_batches(
     bounds = batch_bounds(len(prep.queries), batch_size)
     scratch = None if index_dir is not None else tempfile.mkdtemp(prefix="ragstat-index-")
     # absolute: workers of a remote cluster open these paths from their own working folder
-    index = Path(index_dir if index_dir is not None else scratch).resolve()
+    index = Path(index_dir if index_dir is not None else str(scratch)).resolve()
     parts_root = Path(parts_dir).resolve() if parts_dir is not None else index / "parts"
     run_dir = parts_root / f"run-{uuid.uuid4().hex[:12]}"
     try:

@@ -1,4 +1,4 @@
-"""Configuration of a self-retrieval study (seed 001), recorded in every output."""
+"""Configuration of a self-retrieval study, recorded in every output."""
 
 from __future__ import annotations
 

