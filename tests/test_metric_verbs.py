@@ -1,4 +1,4 @@
-"""The seed-004 metric verbs: JSONL in, per-item scores with clustered intervals out."""
+"""The item-level metric verbs: JSONL in, per-item scores with clustered intervals out."""
 
 import json
 
