@@ -153,7 +153,7 @@ def test_per_document_table_and_bad_inputs(tmp_path):
 def test_study_folders_match_the_cli(tmp_path, capsys):
     from ragstat.api.study import summarize
     from ragstat.corpus.document import Corpus, Document
-    from ragstat.study import StudyConfig, run_study, write_study
+    from ragstat.selfretrieval import StudyConfig, run_study, write_study
 
     rng = np.random.default_rng(0)
     vocab = np.array([f"w{i}" for i in range(300)])

@@ -51,7 +51,7 @@ from ragstat._entry import run
 run()
 """
 
-WRITES = "ragstat.atomic:atomic_write,ragstat.study.output:atomic_write"
+WRITES = "ragstat.atomic:atomic_write,ragstat.selfretrieval.output:atomic_write"
 WORK = {
     "study": "ragstat.cli.study:load_corpus",
     "interval": "ragstat.api.interval:aggregate_path",
@@ -197,7 +197,7 @@ def _assert_recorded(registry: str, status: str, sig: str) -> None:
 def test_full_disk_keeps_previous_result(prepared, tmp_path, monkeypatch, capsys, verb):
     """ENOSPC on the second output file: exit 2, one line, --out byte-identical."""
     import ragstat.atomic
-    import ragstat.study.output
+    import ragstat.selfretrieval.output
 
     root, commands = prepared
     out = tmp_path / "out"
@@ -213,7 +213,7 @@ def test_full_disk_keeps_previous_result(prepared, tmp_path, monkeypatch, capsys
         return real(path, write)
 
     monkeypatch.setattr(ragstat.atomic, "atomic_write", full)
-    monkeypatch.setattr(ragstat.study.output, "atomic_write", full)
+    monkeypatch.setattr(ragstat.selfretrieval.output, "atomic_write", full)
     capsys.readouterr()
     assert main([*commands[verb][1], "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -334,7 +334,7 @@ def test_a_signal_while_the_command_line_is_parsed_is_named(monkeypatch, capsys)
 def test_batched_study_rebuilds_its_index_in_staging(tmp_path, monkeypatch):
     """`study --workers 2` rebuilt OUT/index in place: a run stopped after the rebuild left the
     previous result's index changed."""
-    import ragstat.study as study_pkg
+    import ragstat.selfretrieval as study_pkg
 
     corpus = write_corpus(tmp_path / "corpus.jsonl")
     out = tmp_path / "out"

@@ -20,7 +20,12 @@ def test_top_level_all_is_pinned():
             "aggregate_frame",
             "analyze",
             "compare",
+            "evaluate",
+            "generation",
+            "ingestion",
             "interval",
+            "latency",
+            "ontology",
             "plan",
             "simulate",
             "study",
@@ -28,6 +33,35 @@ def test_top_level_all_is_pinned():
     )
     for name in ragstat.__all__:
         assert hasattr(ragstat, name)
+
+
+def test_api_all_is_pinned_and_names_the_functions_not_their_modules():
+    import ragstat.api
+    import ragstat.api.interval  # a submodule import must not shadow the function
+
+    assert sorted(ragstat.api.__all__) == sorted(
+        [
+            "EvaluationReport",
+            "ItemScores",
+            "PlanResult",
+            "StudyResult",
+            "compare",
+            "evaluate",
+            "generation",
+            "ingestion",
+            "interval",
+            "latency",
+            "ontology",
+            "plan",
+            "simulate",
+            "study",
+        ]
+    )
+    for name in ragstat.api.__all__:
+        value = getattr(ragstat.api, name)
+        assert callable(value) and not isinstance(value, type(ragstat)), name
+        if name[0].islower():
+            assert getattr(ragstat, name) is value
 
 
 def test_subpackages_export_what_they_list():

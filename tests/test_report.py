@@ -39,8 +39,8 @@ from ragstat.report import (
 from ragstat.report.figures import figure_specs, render_svg
 from ragstat.report.model import UNRECORDED
 from ragstat.report.parts import acf_by_lag
+from ragstat.selfretrieval import StudyConfig, run_study, write_study
 from ragstat.simulation import Census, simulate_coverage, study_census
-from ragstat.study import StudyConfig, run_study, write_study
 
 BAD = "<script>alert(1)</script>"
 BOLD = "<b>x</b>"

@@ -17,11 +17,11 @@ from ragstat.corpus.document import Corpus, Document
 from ragstat.engine import spawn_seeds
 from ragstat.resources import memory_budget, parse_bytes
 from ragstat.retrieval.topk import empty_result
+from ragstat.selfretrieval import StudyConfig, run_study
 from ragstat.simulation import Census, simulate_coverage
 from ragstat.simulation import coverage as cov
 from ragstat.simulation import tally as tly
 from ragstat.simulation.budget import block_bytes
-from ragstat.study import StudyConfig, run_study
 
 CHEAP = ["cr1", "t_rates", "wald_iid"]
 

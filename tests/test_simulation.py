@@ -147,7 +147,7 @@ def test_t_rates_covers_nominal_on_equal_sizes_and_normal_rates():
 def test_planalto_bm25_census_naive_far_below_document_methods(shared, tmp_path):
     from ragstat.corpus.loaders import load_jsonl
     from ragstat.records import aggregate_frame
-    from ragstat.study import StudyConfig, run_study
+    from ragstat.selfretrieval import StudyConfig, run_study
 
     study = run_study(
         load_jsonl(shared / "data" / "planalto-leis.jsonl"), StudyConfig(retrievers=("bm25",))
@@ -163,7 +163,7 @@ def test_planalto_bm25_census_naive_far_below_document_methods(shared, tmp_path)
 def test_chunk_size_sensitivity_from_study_folders(tmp_path, capsys):
     from ragstat.api.study import summarize
     from ragstat.corpus.document import Corpus, Document
-    from ragstat.study import StudyConfig, run_study, write_study
+    from ragstat.selfretrieval import StudyConfig, run_study, write_study
 
     rng = np.random.default_rng(0)
     vocab = np.array([f"w{i}" for i in range(400)])

@@ -11,7 +11,7 @@ from ragstat.api.study import summarize
 from ragstat.cli import main
 from ragstat.corpus.document import Corpus, Document
 from ragstat.corpus.loaders import load_jsonl
-from ragstat.study import StudyConfig, run_study, write_study
+from ragstat.selfretrieval import StudyConfig, run_study, write_study
 
 
 def _words(n: int, seed: int) -> str:

@@ -10,8 +10,8 @@ import pytest
 
 from ragstat.api.study import summarize
 from ragstat.errors import InputError
-from ragstat.study import StudyConfig, run_study, write_study
-from ragstat.study.sampling import check_sample_spec, parse_sample_queries, sample
+from ragstat.selfretrieval import StudyConfig, run_study, write_study
+from ragstat.selfretrieval.sampling import check_sample_spec, parse_sample_queries, sample
 from test_study_scale import synthetic_corpus
 
 

@@ -23,9 +23,9 @@ from ragstat.corpus.loaders import load_jsonl
 from ragstat.engine import ProcessExecutor, SerialExecutor, get_executor
 from ragstat.errors import InputError
 from ragstat.retrieval import BM25Retriever, TfidfRetriever, load_retriever, save_retriever
-from ragstat.study import StudyConfig, run_study, write_study
-from ragstat.study.batches import BatchTask, batch_bounds, search_batch
-from ragstat.study.index import read_manifest
+from ragstat.selfretrieval import StudyConfig, run_study, write_study
+from ragstat.selfretrieval.batches import BatchTask, batch_bounds, search_batch
+from ragstat.selfretrieval.index import read_manifest
 
 CONFIGS = {
     "lexical+rrf": StudyConfig(retrievers=("bm25", "tfidf", "rrf"), k=12),
@@ -251,7 +251,7 @@ def test_worker_refuses_another_index(corpus, tmp_path):
 
 
 def test_an_interrupted_index_build_resumes(corpus, tmp_path, monkeypatch):
-    import ragstat.study.index as index_module
+    import ragstat.selfretrieval.index as index_module
 
     real = index_module.fit_retriever
 

@@ -12,7 +12,18 @@ from typing import TYPE_CHECKING, Any
 from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatError
 
 if TYPE_CHECKING:
-    from ragstat.api import compare, interval, plan, simulate, study
+    from ragstat.api import (
+        compare,
+        evaluate,
+        generation,
+        ingestion,
+        interval,
+        latency,
+        ontology,
+        plan,
+        simulate,
+        study,
+    )
     from ragstat.inference import Interval, IntervalReport, analyze
     from ragstat.records import DocStats, aggregate_arrays, aggregate_file, aggregate_frame
 
@@ -32,7 +43,12 @@ __all__ = [
     "aggregate_frame",
     "analyze",
     "compare",
+    "evaluate",
+    "generation",
+    "ingestion",
     "interval",
+    "latency",
+    "ontology",
     "plan",
     "simulate",
     "study",
@@ -40,6 +56,11 @@ __all__ = [
 
 _LAZY = {
     "compare": "ragstat.api",
+    "evaluate": "ragstat.api",
+    "generation": "ragstat.api",
+    "ingestion": "ragstat.api",
+    "latency": "ragstat.api",
+    "ontology": "ragstat.api",
     "interval": "ragstat.api",
     "plan": "ragstat.api",
     "simulate": "ragstat.api",

@@ -15,7 +15,7 @@ Imbens–Kolesár df, t on the document rates, the document bootstrap-t; the nai
 ``wald_iid`` for contrast); the first two retrievers are compared paired, on
 y_A − y_B per query (:func:`ragstat.inference.paired.compare`).
 
-Sampled queries (``sample_queries``, :mod:`ragstat.study.sampling`): records carry
+Sampled queries (``sample_queries``, :mod:`ragstat.selfretrieval.sampling`): records carry
 ``weight`` = n_d / m_d; the micro estimates are weighted (per-document totals expanded
 to n_d, ultimate-cluster variance, :mod:`ragstat.inference.weighted` — the same rule as
 ``ragstat interval`` on the records) and ``wald_iid`` is left out (it would treat the
@@ -52,8 +52,8 @@ from ragstat.report.summary import (
     StudyStrata,
     StudySummary,
 )
-from ragstat.study import Study, StudyConfig, parse_sample_queries, run_study
-from ragstat.study.output import TABLES, by_stratum, strata_column, study_counts
+from ragstat.selfretrieval import Study, StudyConfig, parse_sample_queries, run_study
+from ragstat.selfretrieval.output import TABLES, by_stratum, strata_column, study_counts
 from ragstat.tidy import Tidy
 
 if TYPE_CHECKING:
@@ -234,7 +234,7 @@ class StudyResult(Tidy):
         """Write the study folder: the Parquet tables, summary.json, report.json/md/html
         (``report``: the one to render, default :meth:`report`). Returns the paths."""
         from ragstat.report import write_report
-        from ragstat.study import write_study  # looked up when called (tests interrupt it)
+        from ragstat.selfretrieval import write_study  # looked up when called (tests interrupt it)
 
         out = Path(folder)
         report = report if report is not None else self.report()
@@ -376,7 +376,7 @@ def reuse_index(old: Path, new: Path) -> Path:
     """``new``, with the saved index in ``old`` hard-linked into it when it is readable (a
     rebuild then writes new files and never touches ``old``)."""
     from ragstat.outfolder import link_entries
-    from ragstat.study.index import read_manifest
+    from ragstat.selfretrieval.index import read_manifest
 
     try:
         manifest = read_manifest(old) if old.is_dir() else None

@@ -41,7 +41,6 @@ def generator() -> str:
         return "ragstat"
 
 
-_generator = generator  # the previous name (report/evaluation.py, report/simulation.py)
 
 
 @dataclass(frozen=True)

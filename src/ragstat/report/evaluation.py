@@ -21,7 +21,7 @@ from ragstat.inference.results import IntervalReport
 from ragstat.records.docstats import DocStats
 from ragstat.report import checklist as cl
 from ragstat.report import parts
-from ragstat.report.build import _generator, now
+from ragstat.report.build import generator, now
 from ragstat.report.model import ChecklistItem, DocSummary, EstimandBlock, RateHistogram, Report
 
 __all__ = ["FIGURE_MAX", "EvaluationPart", "report_from_evaluation"]
@@ -176,5 +176,5 @@ def report_from_evaluation(
         warnings=tuple(dict.fromkeys(warnings)),
         notes=(clusters.note, *notes),
         verdicts=tuple(verdicts),
-        generator=_generator(),
+        generator=generator(),
     )

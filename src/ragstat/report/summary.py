@@ -199,7 +199,7 @@ class PairedStudy:
 
 @dataclass(frozen=True)
 class QuerySampling:
-    """The two-stage design of sampled queries (:mod:`ragstat.study.sampling`): every
+    """The two-stage design of sampled queries (:mod:`ragstat.selfretrieval.sampling`): every
     eligible document, then m_d of its n_d chunks; weights n_d / m_d (fields in JSON order)."""
 
     design: str

@@ -22,10 +22,10 @@ from ragstat.corpus.chunking import chunk_corpus, query_text
 from ragstat.corpus.document import Corpus
 from ragstat.errors import InputError
 from ragstat.retrieval.base import SearchResult
-from ragstat.study.config import StudyConfig
-from ragstat.study.sampling import QuerySample, sample
-from ragstat.study.search import check_size, fit_retriever, fuse, search_depth, searched
-from ragstat.study.tables import (
+from ragstat.selfretrieval.config import StudyConfig
+from ragstat.selfretrieval.sampling import QuerySample, sample
+from ragstat.selfretrieval.search import check_size, fit_retriever, fuse, search_depth, searched
+from ragstat.selfretrieval.tables import (
     Labels,
     candidate_columns,
     candidates_frame,
@@ -220,7 +220,7 @@ def run_study(
     """Run every configured retriever on the same self-retrieval queries.
 
     With ``executor`` and ``index_dir`` both None (the default) everything runs in
-    this process. Otherwise the study is batched (:mod:`ragstat.study.batches`):
+    this process. Otherwise the study is batched (:mod:`ragstat.selfretrieval.batches`):
     the index is saved to ``index_dir`` (default: a temporary folder, removed
     after) and reused when it matches; batches of ≥ ``batch_size`` queries run on
     ``executor`` (default: serial), each opening the saved index; Parquet parts
@@ -245,7 +245,7 @@ def run_study(
             for name, res in lists.items()
         }
     else:
-        from ragstat.study.batches import run_batches
+        from ragstat.selfretrieval.batches import run_batches
 
         columns = run_batches(
             prep,

@@ -17,7 +17,7 @@ from ragstat.resources import check_memory, fmt_bytes
 from ragstat.retrieval import make_retriever
 from ragstat.retrieval.base import Retriever, SearchResult
 from ragstat.retrieval.fusion import rrf
-from ragstat.study.config import StudyConfig
+from ragstat.selfretrieval.config import StudyConfig
 
 __all__ = [
     "LIST_BYTES",

@@ -35,8 +35,8 @@ from ragstat.atomic import atomic_write, atomic_write_text
 from ragstat.errors import InputError
 from ragstat.retrieval.base import Retriever
 from ragstat.retrieval.store import load_retriever, save_retriever
-from ragstat.study.config import StudyConfig
-from ragstat.study.search import analyzer_for, fit_retriever
+from ragstat.selfretrieval.config import StudyConfig
+from ragstat.selfretrieval.search import analyzer_for, fit_retriever
 
 __all__ = ["MANIFEST", "OpenIndex", "ensure_index", "forget_index", "open_index", "read_manifest"]
 

@@ -2,17 +2,17 @@
 hit is a top result from the query's own document.
 
 ``run_study(corpus, config)`` runs in process; with ``executor=`` / ``index_dir=`` it
-runs in batches on saved indexes (:mod:`ragstat.study.batches`) with identical
+runs in batches on saved indexes (:mod:`ragstat.selfretrieval.batches`) with identical
 tables. ``StudyConfig(sample_queries=N | FRACTION)`` samples the queries in two
-stages (:mod:`ragstat.study.sampling`). ``write_study`` writes the study folder; the
+stages (:mod:`ragstat.selfretrieval.sampling`). ``write_study`` writes the study folder; the
 summary's intervals are computed by :func:`ragstat.api.study.study` (the Python twin
 of ``ragstat study``).
 """
 
-from ragstat.study.config import RETRIEVERS, StudyConfig
-from ragstat.study.output import by_stratum, strata_column, study_counts, write_study
-from ragstat.study.run import BATCH_SIZE, Study, run_study
-from ragstat.study.sampling import parse_sample_queries
+from ragstat.selfretrieval.config import RETRIEVERS, StudyConfig
+from ragstat.selfretrieval.output import by_stratum, strata_column, study_counts, write_study
+from ragstat.selfretrieval.run import BATCH_SIZE, Study, run_study
+from ragstat.selfretrieval.sampling import parse_sample_queries
 
 __all__ = [
     "BATCH_SIZE",

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ragstat.retrieval.base import SearchResult
-from ragstat.study.outcomes import outcomes
+from ragstat.selfretrieval.outcomes import outcomes
 
 __all__ = [
     "CANDIDATE_COLUMNS",

@@ -1,6 +1,6 @@
 """The study at scale: batches of queries on an executor, each worker opening the saved index.
 
-1. The client fits each retriever once and saves it (:mod:`ragstat.study.index`;
+1. The client fits each retriever once and saves it (:mod:`ragstat.selfretrieval.index`;
    reused when the folder already holds a matching index).
 2. The queries are cut into T = max(1, ⌊Q / batch_size⌋) contiguous batches of
    nearly equal size, so every batch has at least ``batch_size`` queries (10,000 by
@@ -35,11 +35,11 @@ import numpy as np
 
 from ragstat.atomic import atomic_write
 from ragstat.errors import InputError
-from ragstat.study.config import StudyConfig
-from ragstat.study.index import ensure_index, forget_index, open_index
-from ragstat.study.run import Prepared
-from ragstat.study.search import search_all, searched
-from ragstat.study.tables import (
+from ragstat.selfretrieval.config import StudyConfig
+from ragstat.selfretrieval.index import ensure_index, forget_index, open_index
+from ragstat.selfretrieval.run import Prepared
+from ragstat.selfretrieval.search import search_all, searched
+from ragstat.selfretrieval.tables import (
     CANDIDATE_COLUMNS,
     RECORD_COLUMNS,
     candidate_columns,
@@ -145,7 +145,7 @@ def run_batches(
     """Index, batches on ``executor`` (None: serial, in this process), parts read back.
 
     Returns, per configured retriever, the numeric record and candidate columns
-    (as :func:`ragstat.study.tables.outcome_columns` gives them for all queries).
+    (as :func:`ragstat.selfretrieval.tables.outcome_columns` gives them for all queries).
     """
     from ragstat.engine import SerialExecutor
 

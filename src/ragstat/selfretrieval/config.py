@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ragstat.errors import InputError
-from ragstat.study.sampling import check_sample_spec
+from ragstat.selfretrieval.sampling import check_sample_spec
 
 __all__ = ["RETRIEVERS", "StudyConfig"]
 
@@ -23,7 +23,7 @@ class StudyConfig:
     the index; eligibility concerns only the queries.
 
     ``sample_queries``: None (every eligible chunk issues a query), an int N ≥ 1
-    or a fraction in (0, 1]: the two-stage sample of :mod:`ragstat.study.sampling`
+    or a fraction in (0, 1]: the two-stage sample of :mod:`ragstat.selfretrieval.sampling`
     (every eligible document, then chunks within each), drawn with ``sample_seed``.
     """
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ragstat.atomic import atomic_write, atomic_write_text
 from ragstat.errors import InputError
-from ragstat.study.run import Study
+from ragstat.selfretrieval.run import Study
 
 __all__ = [
     "TABLES",
