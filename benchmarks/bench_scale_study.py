@@ -38,7 +38,7 @@ import pandas as pd
 from _common import machine_line, peak_rss_mib, timed
 from ragstat.corpus.document import Corpus, Document
 from ragstat.engine import get_executor
-from ragstat.study import StudyConfig, run_study
+from ragstat.selfretrieval import StudyConfig, run_study
 
 FUNCTION_WORDS = (  # noqa: SIM905 (one readable line of words)
     "the of and to a in is that for it as was with be by on not he this are or his from at "

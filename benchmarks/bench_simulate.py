@@ -32,7 +32,7 @@ def census() -> tuple[Census, str]:
     if path.is_file():
         from ragstat.corpus.loaders import load_jsonl
         from ragstat.records import aggregate_frame
-        from ragstat.study import StudyConfig, run_study
+        from ragstat.selfretrieval import StudyConfig, run_study
 
         study = run_study(load_jsonl(path), StudyConfig(retrievers=("bm25",)))
         return Census.from_docstats(aggregate_frame(study.records, score="hit1")), "planalto BM25"

@@ -25,7 +25,7 @@ from ragstat.corpus.analysis import Analyzer
 from ragstat.corpus.chunking import chunk_corpus, query_text
 from ragstat.corpus.document import Corpus
 from ragstat.corpus.loaders import load_demo, load_jsonl
-from ragstat.study import StudyConfig, run_study
+from ragstat.selfretrieval import StudyConfig, run_study
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 K = 10
