@@ -12,18 +12,15 @@ from typing import TYPE_CHECKING, Any
 from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatError
 
 if TYPE_CHECKING:
-    from ragstat.api import (
-        compare,
-        evaluate,
-        generation,
-        ingestion,
-        interval,
-        latency,
-        ontology,
-        plan,
-        simulate,
-        study,
-    )
+    from ragstat.api.compare import compare
+    from ragstat.api.evaluate import evaluate
+    from ragstat.api.generation import generation
+    from ragstat.api.ingestion import ingestion, latency
+    from ragstat.api.interval import interval
+    from ragstat.api.ontology import ontology
+    from ragstat.api.plan import plan
+    from ragstat.api.simulate import simulate
+    from ragstat.api.study import study
     from ragstat.inference import Interval, IntervalReport, analyze
     from ragstat.records import DocStats, aggregate_arrays, aggregate_file, aggregate_frame
 
