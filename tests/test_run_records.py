@@ -235,3 +235,26 @@ def test_compare_counts_documents_lost_by_dropping(table, tmp_path, capsys):
     assert printed["paired"]["pairing"]["documents_lost"] == 1
     assert printed["K"] == 29
     assert "documents with no matched query" in (out / "report.md").read_text()
+
+
+def test_the_manifest_records_the_command_line_main_was_given(tmp_path):
+    """Called from Python (an embedding, a test), the manifest shows main's argv, not the
+    host program's sys.argv."""
+    rng = np.random.default_rng(0)
+    table = tmp_path / "t.csv"
+    pd.DataFrame(
+        {"query_id": range(60), "doc_id": rng.integers(0, 8, 60), "hit": rng.integers(0, 2, 60)}
+    ).to_csv(table, index=False)
+    argv = [
+        "interval",
+        str(table),
+        "--seed",
+        "1",
+        "--bootstrap-reps",
+        "99",
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    assert main(argv) == 0
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["argv"] == argv

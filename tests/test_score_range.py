@@ -73,3 +73,26 @@ def test_evaluate_shows_the_recommended_interval_inside_0_1(capsys):
     for m in json.loads(capsys.readouterr().out)["metrics"].values():
         shown = next(i for i in m["intervals"] if i["method"] == m["recommended"])
         assert 0 <= shown["lower"] <= shown["upper"] <= 1, shown
+
+
+def test_a_bootstrap_t_interval_below_0_is_flagged_and_never_recommended():
+    """Found by the formats examples: doc_bootstrap_t left [0, 1] unflagged and was then
+    recommended as 'range-respecting'. Every method is flagged alike now."""
+    import ragstat
+    from ragstat.records import aggregate_arrays
+
+    rng = np.random.default_rng(3)
+    K = int(rng.integers(4, 9))
+    n = rng.integers(1, 30, K)
+    p = rng.beta(0.3, 3, K)
+    doc = np.repeat(np.arange(K), n)
+    y = (rng.random(n.sum()) < np.repeat(p, n)).astype(float)
+    stats = aggregate_arrays(doc_id=doc, y=y, score="hit")
+    methods = ["doc_bootstrap_t", "cr2_bm", "logit", "korn_graubard", "t_rates"]
+    report = ragstat.analyze(stats, seed=1, bootstrap_reps=499, methods=methods)
+    micro = report.estimands["micro"]
+    boot = micro.get("doc_bootstrap_t")
+    assert boot.lower is not None and boot.lower < 0  # the case this test is about
+    assert boot.outside_range
+    chosen = micro.get(micro.recommended)
+    assert not chosen.outside_range and 0 <= chosen.lower <= chosen.upper <= 1

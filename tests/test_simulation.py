@@ -214,3 +214,19 @@ def test_review_regressions_for_the_simulator():
         simulate_coverage(_census(), [5], methods=["t_rates"], estimands=["micro"])
     big = simulate_coverage(_census(M=5000), [5], reps=100, methods=["t_rates"], seed=2)
     assert big.results[0].reps == 100
+
+
+def test_a_per_document_census_may_give_w_instead_of_q(tmp_path):
+    """w = Σ (y − r_d)² per document (the error message offered it): Σ y² = w + s²/n."""
+    from ragstat.simulation.census import load_census
+
+    n = np.array([3.0, 4.0, 5.0, 2.0, 6.0])
+    s = np.array([0.9, 1.7, 2.4, 0.3, 4.1])
+    q = np.array([0.5, 1.0, 1.5, 0.05, 3.2])
+    with_q, with_w = tmp_path / "q.csv", tmp_path / "w.csv"
+    doc = [f"d{i}" for i in range(5)]
+    pd.DataFrame({"doc_id": doc, "n": n, "s": s, "q": q}).to_csv(with_q, index=False)
+    pd.DataFrame({"doc_id": doc, "n": n, "s": s, "w": q - s**2 / n}).to_csv(with_w, index=False)
+    a, b = load_census(with_q, score=""), load_census(with_w, score="")
+    np.testing.assert_allclose(a.w, b.w, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(a.s, b.s)

@@ -16,7 +16,8 @@ from ragstat.errors import InputError
 
 __all__ = ["Data", "as_path", "label_of"]
 
-#: A per-query table: a path (file, folder or glob of Parquet files), a DataFrame or a Table.
+#: A per-query table: a path, a DataFrame or a Table (``interval`` also reads a folder or a
+#: glob of Parquet files as one dataset).
 Data = str | Path | Any
 
 

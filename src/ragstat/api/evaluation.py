@@ -214,7 +214,11 @@ class EvaluationReport(Tidy):
 
     def to_dict(self) -> dict[str, Any]:
         """The object ``ragstat evaluate --json`` prints (one run: its metrics at the top)."""
-        out: dict[str, Any] = {"clustering": self.clustering.to_dict(), "level": self.level}
+        out: dict[str, Any] = {
+            "clustering": self.clustering.to_dict(),
+            "level": self.level,
+            "seed": self.seed,
+        }
         if len(self.runs) == 1:
             name, run = next(iter(self.runs.items()))
             out |= {**run.to_dict(), "run": name}

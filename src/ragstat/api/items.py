@@ -105,6 +105,7 @@ class ItemScores(Tidy):
         out: dict[str, Any] = {
             "scores": {name: s.to_dict() for name, s in self.scores.items()},
             "clustering": self.clustering,
+            "seed": self.seed,
         }
         if self.percentiles is not None:
             out["percentiles"] = [dict(r) for r in self.percentiles]

@@ -23,6 +23,7 @@ from ragstat.cli import (
     simulate,
     study,
 )
+from ragstat.cli.runlog import set_argv
 from ragstat.cli.runs import runs_app
 from ragstat.cli.terminal import error_line, route_warnings, safe
 from ragstat.errors import RagstatError
@@ -106,6 +107,7 @@ def _wide_help_when_piped() -> None:
 
 
 def _run(argv: list[str] | None) -> int:
+    set_argv(argv)
     try:
         code = app(args=argv, standalone_mode=False)
     except RagstatError as exc:

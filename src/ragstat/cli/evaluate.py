@@ -32,7 +32,7 @@ def evaluate(
     ] = "cluster",
     level: o.Level = 0.95,
     bootstrap_reps: o.Reps = 9_999,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstraps", min=0)] = 0,
+    seed: o.Seed = None,
     out: o.OutDir = None,
     force: o.Force = False,
     as_json: o.Json = False,

@@ -27,7 +27,7 @@ def generation(
     ] = None,
     level: o.Level = 0.95,
     bootstrap_reps: o.Reps = 1999,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap")] = 0,
+    seed: o.Seed = None,
     as_json: o.Json = False,
 ) -> None:
     """Faithfulness, short-answer EM/F1, citation P/R, unseen-entity flags, refusals."""

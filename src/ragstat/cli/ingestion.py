@@ -24,7 +24,7 @@ def ingestion(
     cluster_by: Annotated[str | None, typer.Option(help="Field with the cluster")] = None,
     level: o.Level = 0.95,
     bootstrap_reps: o.Reps = 1999,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap")] = 0,
+    seed: o.Seed = None,
     as_json: o.Json = False,
 ) -> None:
     """CER and WER per document, extracted-length ratio per class, Unicode drift."""
@@ -41,7 +41,7 @@ def latency(
     cluster_by: Annotated[str | None, typer.Option(help="Span field with the cluster")] = None,
     level: o.Level = 0.95,
     bootstrap_reps: o.Reps = 1999,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap")] = 0,
+    seed: o.Seed = None,
     as_json: o.Json = False,
 ) -> None:
     """p50/p95/p99 per pipeline stage; per-trace stage times with clustered intervals."""

@@ -23,7 +23,7 @@ def ontology(
     cluster_by: Annotated[str | None, typer.Option(help="Field with the cluster")] = None,
     level: o.Level = 0.95,
     bootstrap_reps: o.Reps = 1999,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the bootstrap")] = 0,
+    seed: o.Seed = None,
     as_json: o.Json = False,
 ) -> None:
     """Hierarchical precision/recall/F1 over ancestor sets, Wu–Palmer, confusion shares."""

@@ -54,7 +54,7 @@ Strata = Annotated[
 ]
 PopulationFile = Annotated[
     Path | None,
-    typer.Option(help="Population documents per stratum/type (columns stratum|type, M)"),
+    typer.Option(help="Population documents per stratum/type (columns stratum|type|group, M)"),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
 Engine = Annotated[

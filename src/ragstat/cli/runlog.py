@@ -21,7 +21,17 @@ from ragstat.cli.terminal import error_line, safe
 from ragstat.outfolder import OutputFolder
 from ragstat.signals import signal_name
 
-__all__ = ["RunLog", "absolute", "headline", "recorded", "write_json"]
+__all__ = ["RunLog", "absolute", "headline", "recorded", "set_argv", "write_json"]
+
+#: The command line of this process's run as given to ``ragstat.cli.main`` (None: sys.argv).
+ARGV: list[str] | None = None
+
+
+def set_argv(argv: list[str] | None) -> None:
+    """Record what ``main(argv)`` was called with, so an embedded or tested run's manifest
+    shows its own command line rather than the host program's."""
+    global ARGV
+    ARGV = None if argv is None else list(argv)
 
 
 @dataclass
@@ -160,7 +170,7 @@ def _manifest(log: RunLog, error: str | None = None, status: str = "ok"):
     return Manifest(
         run_id=log.run_id,
         command=log.command,
-        argv=tuple(sys.argv[1:]),
+        argv=tuple(ARGV if ARGV is not None else sys.argv[1:]),
         config=log.config,
         seed=log.config.get("seed"),
         corpus_fingerprint=log.corpus_fingerprint,

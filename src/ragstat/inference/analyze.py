@@ -229,7 +229,8 @@ def _intervals(x: m.Sample, estimand: str, wanted: set[str], seed: int) -> list[
                 out[iv.method] = iv
         else:
             out[name] = query_bootstrap(x, estimand, _rng(seed, estimand, "query_bootstrap"))
-    return [out[k] for k in APPLICABLE[estimand] if k in out]
+    # Every method flagged alike: a bootstrap-t interval can leave [0, 1] as a t one can.
+    return [m.in_range(x, out[k]) for k in APPLICABLE[estimand] if k in out]
 
 
 #: Fewer documents than this: intervals rest on very few degrees of freedom.

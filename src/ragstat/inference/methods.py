@@ -81,7 +81,7 @@ def census_interval(method: str, estimand: str, theta: float, x: Sample, ref: st
     )
 
 
-def _in_range(x: Sample, iv: Interval) -> Interval:
+def in_range(x: Sample, iv: Interval) -> Interval:
     """Flag (never clip) an unbounded interval that leaves [0, 1] for scores known in it."""
     return iv.flag_range(0.0, 1.0) if x.scores_in_unit else iv
 
@@ -98,7 +98,7 @@ def _t_interval(method, estimand, theta, se, df, x: Sample, *, fpc=True) -> Inte
     f = x.fpc if fpc else 1.0
     se = se * np.sqrt(f)
     half = sps.t.ppf(1 - x.alpha / 2, df) * se
-    return _in_range(
+    return in_range(
         x,
         Interval(
             method,
@@ -119,7 +119,7 @@ def _normal(method, estimand, theta, se, x: Sample, naive: bool) -> Interval:
     if se <= x.tol():
         return Interval.unavailable(method, estimand, theta, x.level, "normal", _ZERO_SE)
     half = sps.norm.ppf(1 - x.alpha / 2) * se
-    return _in_range(
+    return in_range(
         x,
         Interval(
             method,

@@ -179,7 +179,8 @@ class Manifest:
     """Everything needed to tell two runs apart (see :func:`ragstat.registry.diff_runs`).
 
     ``config`` holds the normalised options that define the run (seed, chunk size …,
-    not output paths or display flags); ``inputs`` maps input path → sha256;
+    not output paths or display flags); ``inputs`` maps each input's role (``file``,
+    ``a``, ``qrels`` …) → sha256;
     ``results`` holds a few headline numbers. ``status`` is ``"ok"`` or ``"failed"``;
     a failed run keeps its ``error`` text (None for a run that succeeded).
     """

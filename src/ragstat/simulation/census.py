@@ -94,6 +94,8 @@ def _from_doc_table(path, cluster: str, stratum: str | None) -> Census:
         raise InputError(f"{path}: no stratum column {stratum!r}; columns: {list(frame.columns)}")
     n, s = frame["n"].to_numpy(float), frame["s"].to_numpy(float)
     q = frame["q"].to_numpy(float) if "q" in frame.columns else None
+    if q is None and "w" in frame.columns:  # w = Σ (y − r_d)², so Σ y² = w + s²/n
+        q = frame["w"].to_numpy(float) + s**2 / n
     binary = q is None and bool(np.all(s == np.round(s)) and np.all((s >= 0) & (s <= n)))
     if q is None and not binary:
         raise InputError(f"{path}: non-binary scores need a q (Σy²) or w column per document")
