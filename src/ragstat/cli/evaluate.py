@@ -37,7 +37,11 @@ def evaluate(
     force: o.Force = False,
     as_json: o.Json = False,
 ) -> None:
-    """Evaluate runs against qrels; per-metric means with clustered intervals (paired with two runs)."""
+    """Evaluate runs against qrels; per-metric means with clustered intervals (paired with two runs).
+
+    Qrels: query_id, doc_id, relevance (TREC: qid 0 docid rel); runs: query_id, doc_id,
+    score (TREC: 6 columns). Fields, examples, output: docs/formats.md.
+    """
     from ragstat.api.evaluate import evaluate as evaluate_runs
     from ragstat.api.evaluate import metric_names
 

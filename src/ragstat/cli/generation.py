@@ -21,7 +21,9 @@ from ragstat.cli import options as o
 
 
 def generation(
-    file: Annotated[Path, typer.Argument(help="JSONL, one answer per line (see module doc)")],
+    file: Annotated[
+        Path, typer.Argument(help="JSONL, one answer per line (fields: docs/formats.md#generation)")
+    ],
     cluster_by: Annotated[
         str | None, typer.Option(help="Field with the cluster (e.g. doc_id)")
     ] = None,
@@ -30,7 +32,11 @@ def generation(
     seed: o.Seed = None,
     as_json: o.Json = False,
 ) -> None:
-    """Faithfulness, short-answer EM/F1, citation P/R, unseen-entity flags, refusals."""
+    """Faithfulness, short-answer EM/F1, citation P/R, unseen-entity flags, refusals.
+
+    One JSON object per answer: id, and per metric judgment | answer + gold | cited +
+    supporting | answer + context | refused + should_abstain. Fields, examples: docs/formats.md.
+    """
     from ragstat.api.generation import generation as score_answers
 
     result = score_answers(

@@ -27,7 +27,10 @@ def ingestion(
     seed: o.Seed = None,
     as_json: o.Json = False,
 ) -> None:
-    """CER and WER per document, extracted-length ratio per class, Unicode drift."""
+    """CER and WER per document, extracted-length ratio per class, Unicode drift.
+
+    JSONL: id, reference + extracted and/or text. Fields, examples, output: docs/formats.md.
+    """
     from ragstat.api.ingestion import ingestion as score_documents
 
     result = score_documents(
@@ -44,7 +47,10 @@ def latency(
     seed: o.Seed = None,
     as_json: o.Json = False,
 ) -> None:
-    """p50/p95/p99 per pipeline stage; per-trace stage times with clustered intervals."""
+    """p50/p95/p99 per pipeline stage; per-trace stage times with clustered intervals.
+
+    JSONL spans: trace_id, stage, duration_ms. Fields, examples, output: docs/formats.md.
+    """
     from ragstat.api.ingestion import latency as score_traces
 
     result = score_traces(

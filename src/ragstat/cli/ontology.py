@@ -26,7 +26,11 @@ def ontology(
     seed: o.Seed = None,
     as_json: o.Json = False,
 ) -> None:
-    """Hierarchical precision/recall/F1 over ancestor sets, Wu–Palmer, confusion shares."""
+    """Hierarchical precision/recall/F1 over ancestor sets, Wu–Palmer, confusion shares.
+
+    Items: JSONL with id, gold, predicted; taxonomy: parent,child edges. Fields, examples,
+    output: docs/formats.md.
+    """
     from ragstat.api.ontology import ontology as score_items
 
     result = score_items(

@@ -181,7 +181,11 @@ def study(
     quiet: Quiet = False,
     as_json: o.Json = False,
 ) -> None:
-    """Self-retrieval study: chunk, query with each chunk's first words, count same-document hits."""
+    """Self-retrieval study: chunk, query with each chunk's first words, count same-document hits.
+
+    Corpus: JSONL with doc_id, text and any metadata fields, or a folder of
+    .txt/.md/.html/.pdf files. Fields, examples, output files: docs/formats.md.
+    """
     config = dict(
         retrievers=_retrievers(retrievers),
         chunk_words=chunk_words,
