@@ -122,8 +122,8 @@ def _check(
 
 
 def _pilot(
-    pilot: Data, pilot_b: Data | None, systems: str | tuple[str, str] | None, cluster: str,
-    score: str | None, strata: str | None,
+    pilot: Data, pilot_b: Data | None, systems: str | tuple[str, str] | None,
+    system: str | None, cluster: str, score: str | None, strata: str | None,
 ) -> tuple[DocStats, bool]:  # fmt: skip
     """Pilot DocStats (differences when two systems are given) and whether it is paired."""
     with as_path(pilot, "pilot") as path:
@@ -141,7 +141,8 @@ def _pilot(
                     path, path_b, systems=pair, cluster=cluster, score=score, stratum=strata
                 )
             return table.stats, True
-        return aggregate_file(path, cluster=cluster, score=score, stratum=strata), False
+        stats = aggregate_file(path, cluster=cluster, score=score, stratum=strata, system=system)
+        return stats, False
 
 
 def plan(
@@ -152,6 +153,7 @@ def plan(
     pilot: Data | None = None,
     pilot_b: Data | None = None,
     systems: str | tuple[str, str] | None = None,
+    system: str | None = None,
     cluster: str = "doc_id",
     score: str | None = None,
     estimand: str = "macro",
@@ -165,13 +167,13 @@ def plan(
     """Documents needed for a target half-width (``half_width_target``), or the half-width
     a given number of ``documents`` achieves, with the minimum detectable difference.
 
-    S is given (``sd``) or estimated from a ``pilot`` per-query table (two systems:
+    S is given (``sd``) or estimated from a ``pilot`` (one ``system``'s rows; two systems:
     ``pilot_b`` or ``systems``); ``population_file`` (path or {stratum: M}) splits K.
     """
     _check(estimand, half_width_target, documents, sd, pilot, allocation)
     paired, source, stats = systems is not None or pilot_b is not None, "given (--sd)", None
     if pilot is not None:
-        stats, paired = _pilot(pilot, pilot_b, systems, cluster, score, strata)
+        stats, paired = _pilot(pilot, pilot_b, systems, system, cluster, score, strata)
         sd = pilot_sd(stats, estimand)
         source = (
             f"pilot {label_of(pilot, 'pilot')}: K = {stats.K} documents, N = {stats.N:g} queries"
@@ -184,9 +186,7 @@ def plan(
         else plan_documents(half_width_target, sd, level=level, M=population, estimand=estimand)
     )
     K = result.K if result is not None else int(documents or 0)
-    split = None
-    if population_file is not None:
-        split = _allocation(K, population_file, allocation, stats, estimand)
+    split = _allocation(K, population_file, allocation, stats, estimand)
     return PlanResult(
         estimand=estimand,
         level=level,
@@ -207,9 +207,16 @@ def plan(
 
 
 def _allocation(
-    K: int, population_file: PopulationCounts, method: str, stats: DocStats | None, estimand: str
-) -> Allocation:
-    """Split K across the strata of the population (Neyman: S_h from the pilot)."""
+    K: int,
+    population_file: PopulationCounts | None,
+    method: str,
+    stats: DocStats | None,
+    estimand: str,
+) -> Allocation | None:
+    """Split K across the strata of the population (Neyman: S_h from the pilot); None
+    without a population file."""
+    if population_file is None:
+        return None
     counts = (
         {str(k): int(v) for k, v in population_file.items()}
         if isinstance(population_file, Mapping)

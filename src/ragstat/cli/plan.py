@@ -24,6 +24,7 @@ Sd = Annotated[float | None, typer.Option(help="Between-document SD S (instead o
 Pilot = Annotated[Path | None, typer.Option(help="Pilot per-query table to estimate S from")]
 PilotB = Annotated[Path | None, typer.Option(help="Second system's pilot table (paired)")]
 Systems = Annotated[str | None, typer.Option(help="A,B in the pilot's system column (paired)")]
+System = Annotated[str | None, typer.Option(help="Keep the pilot's rows of this system only")]
 PlanEstimand = Annotated[str, typer.Option(help="macro or micro")]
 Power = Annotated[float, typer.Option(help="Power for the detectable difference")]
 PilotStrata = Annotated[str | None, typer.Option(help="Pilot stratum column for allocation")]
@@ -38,6 +39,7 @@ class PlanOptions:
     pilot: Pilot = None
     pilot_b: PilotB = None
     systems: Systems = None
+    system: System = None
     cluster: o.Cluster = "doc_id"
     score: o.Score = None
     estimand: PlanEstimand = "macro"
