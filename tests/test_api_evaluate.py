@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from ragstat import InputError
-from ragstat.api.evaluate import evaluate
-from ragstat.api.generation import generation
-from ragstat.api.ingestion import ingestion, latency
-from ragstat.api.ontology import ontology
+from ragstat.api.verbs.evaluate import evaluate
+from ragstat.api.verbs.generation import generation
+from ragstat.api.verbs.ingestion import ingestion, latency
+from ragstat.api.verbs.ontology import ontology
 from ragstat.cli import main
 from ragstat.metrics import read_qrels, read_run
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from ragstat import InputError
-from ragstat.api.simulate import default_reps, simulate
+from ragstat.api.verbs.simulate import default_reps, simulate
 from ragstat.cli import main
 from ragstat.simulation.results import CoverageReport, StudiesCoverage
 
@@ -151,7 +151,7 @@ def test_per_document_table_and_bad_inputs(tmp_path):
 
 
 def test_study_folders_match_the_cli(tmp_path, capsys):
-    from ragstat.api.study import summarize
+    from ragstat.api.verbs.study import summarize
     from ragstat.corpus.document import Corpus, Document
     from ragstat.selfretrieval import StudyConfig, run_study, write_study
 

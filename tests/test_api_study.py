@@ -1,4 +1,4 @@
-"""`ragstat.api.study.study`: the Python twin of `ragstat study`, and its typed summary."""
+"""`ragstat.api.verbs.study.study`: the Python twin of `ragstat study`, and its typed summary."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from ragstat import InputError
-from ragstat.api.study import StudyResult, study
+from ragstat.api.verbs.study import StudyResult, study
 from ragstat.cli import main
 from ragstat.corpus.document import Document
 from ragstat.report import report_from_study

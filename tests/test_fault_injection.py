@@ -54,7 +54,7 @@ run()
 WRITES = "ragstat.atomic:atomic_write,ragstat.selfretrieval.output:atomic_write"
 WORK = {
     "study": "ragstat.cli.study:load_corpus",
-    "interval": "ragstat.api.interval:aggregate_path",
+    "interval": "ragstat.api.verbs.interval:aggregate_path",
     "simulate": "ragstat.simulation:simulate_coverage",
     "evaluate": "ragstat.metrics:read_qrels",
 }

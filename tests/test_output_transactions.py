@@ -185,7 +185,7 @@ def test_a_killed_runs_staging_folder_is_not_read_as_a_result(table, tmp_path, c
 
 def test_sigint_exits_130_and_is_not_swallowed(table, monkeypatch, capsys):
     """Ctrl-C used to end in exit 0 (the exit code of typer.Exit was dropped)."""
-    import ragstat.api.interval as cli_interval
+    import ragstat.api.verbs.interval as cli_interval
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -199,7 +199,7 @@ def test_sigint_exits_130_and_is_not_swallowed(table, monkeypatch, capsys):
 def test_sigint_inside_a_duckdb_query_exits_130(table, monkeypatch, capsys):
     import duckdb
 
-    import ragstat.api.interval as cli_interval
+    import ragstat.api.verbs.interval as cli_interval
 
     def interrupted(*args, **kwargs):
         raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")

@@ -13,7 +13,7 @@ import typer
 from typer.testing import CliRunner
 
 from conftest import unequal_design
-from ragstat.api.study import summarize
+from ragstat.api.verbs.study import summarize
 from ragstat.cli.report import report as report_command
 from ragstat.corpus.document import Corpus, Document
 from ragstat.errors import InputError

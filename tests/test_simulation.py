@@ -161,7 +161,7 @@ def test_planalto_bm25_census_naive_far_below_document_methods(shared, tmp_path)
 
 
 def test_chunk_size_sensitivity_from_study_folders(tmp_path, capsys):
-    from ragstat.api.study import summarize
+    from ragstat.api.verbs.study import summarize
     from ragstat.corpus.document import Corpus, Document
     from ragstat.selfretrieval import StudyConfig, run_study, write_study
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from ragstat import InputError
-from ragstat.api.study import summarize
+from ragstat.api.verbs.study import summarize
 from ragstat.cli import main
 from ragstat.corpus.document import Corpus, Document
 from ragstat.corpus.loaders import load_jsonl

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragstat.api.study import summarize
+from ragstat.api.verbs.study import summarize
 from ragstat.errors import InputError
 from ragstat.selfretrieval import StudyConfig, run_study, write_study
 from ragstat.selfretrieval.sampling import check_sample_spec, parse_sample_queries, sample

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import child_pids
-from ragstat.api.study import summarize
+from ragstat.api.verbs.study import summarize
 from ragstat.corpus.analysis import Analyzer
 from ragstat.corpus.document import Corpus, Document, Excluded
 from ragstat.corpus.loaders import load_jsonl

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatError
 
 if TYPE_CHECKING:
-    from ragstat.api.compare import compare
-    from ragstat.api.evaluate import evaluate
-    from ragstat.api.generation import generation
-    from ragstat.api.ingestion import ingestion, latency
-    from ragstat.api.interval import interval
-    from ragstat.api.ontology import ontology
-    from ragstat.api.plan import plan
-    from ragstat.api.simulate import simulate
-    from ragstat.api.study import study
+    from ragstat.api.verbs.compare import compare
+    from ragstat.api.verbs.evaluate import evaluate
+    from ragstat.api.verbs.generation import generation
+    from ragstat.api.verbs.ingestion import ingestion, latency
+    from ragstat.api.verbs.interval import interval
+    from ragstat.api.verbs.ontology import ontology
+    from ragstat.api.verbs.plan import plan
+    from ragstat.api.verbs.simulate import simulate
+    from ragstat.api.verbs.study import study
     from ragstat.inference import Interval, IntervalReport, analyze
     from ragstat.records import DocStats, aggregate_arrays, aggregate_file, aggregate_frame
 

@@ -3,23 +3,27 @@
 Every result is a frozen dataclass with ``to_dict()`` (the command line's ``--json``),
 ``to_frame()`` (tidy: one row per estimand × method), a short ``repr`` and
 ``_repr_html_`` for notebooks. The command line only parses options, calls these and
-renders what they return.
+renders what they return. The implementations live in :mod:`ragstat.api.verbs` (one
+module per verb); names load on first use, so a verb pays only for its own imports.
 """
 
-# Imported eagerly on purpose: a function named like its module (``interval`` in
-# ``ragstat/api/interval.py``) must be bound here before anything imports the module,
-# or the package attribute would be the module, not the function.
-from ragstat.api.compare import compare
-from ragstat.api.evaluate import evaluate
-from ragstat.api.evaluation import EvaluationReport
-from ragstat.api.generation import generation
-from ragstat.api.ingestion import ingestion, latency
-from ragstat.api.interval import interval
-from ragstat.api.items import ItemScores
-from ragstat.api.ontology import ontology
-from ragstat.api.plan import PlanResult, plan
-from ragstat.api.simulate import simulate
-from ragstat.api.study import StudyResult, study
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragstat.api.evaluation import EvaluationReport
+    from ragstat.api.items import ItemScores
+    from ragstat.api.verbs.compare import compare
+    from ragstat.api.verbs.evaluate import evaluate
+    from ragstat.api.verbs.generation import generation
+    from ragstat.api.verbs.ingestion import ingestion, latency
+    from ragstat.api.verbs.interval import interval
+    from ragstat.api.verbs.ontology import ontology
+    from ragstat.api.verbs.plan import PlanResult, plan
+    from ragstat.api.verbs.simulate import simulate
+    from ragstat.api.verbs.study import StudyResult, study
 
 __all__ = [
     "EvaluationReport",
@@ -37,3 +41,32 @@ __all__ = [
     "simulate",
     "study",
 ]
+
+_HOME = {
+    "EvaluationReport": "ragstat.api.evaluation",
+    "ItemScores": "ragstat.api.items",
+    "PlanResult": "ragstat.api.verbs.plan",
+    "StudyResult": "ragstat.api.verbs.study",
+    "compare": "ragstat.api.verbs.compare",
+    "evaluate": "ragstat.api.verbs.evaluate",
+    "generation": "ragstat.api.verbs.generation",
+    "ingestion": "ragstat.api.verbs.ingestion",
+    "interval": "ragstat.api.verbs.interval",
+    "latency": "ragstat.api.verbs.ingestion",
+    "ontology": "ragstat.api.verbs.ontology",
+    "plan": "ragstat.api.verbs.plan",
+    "simulate": "ragstat.api.verbs.simulate",
+    "study": "ragstat.api.verbs.study",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        value = getattr(importlib.import_module(_HOME[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ragstat.api' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

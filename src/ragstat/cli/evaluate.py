@@ -1,4 +1,4 @@
-"""`ragstat evaluate`: IR metrics per query, then clustered intervals (``ragstat.api.evaluate``)."""
+"""`ragstat evaluate`: IR metrics per query, then clustered intervals (``ragstat.api.verbs.evaluate``)."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def evaluate(
     Qrels: query_id, doc_id, relevance (TREC: qid 0 docid rel); runs: query_id, doc_id,
     score (TREC: 6 columns). Fields, examples, output: docs/formats.md.
     """
-    from ragstat.api.evaluate import evaluate as evaluate_runs
-    from ragstat.api.evaluate import metric_names
+    from ragstat.api.verbs.evaluate import evaluate as evaluate_runs
+    from ragstat.api.verbs.evaluate import metric_names
 
     names = metric_names(metrics)
     settings = dict(

@@ -6,7 +6,7 @@ scored|no_claims, ``failure_mode``, ``rationale``), ``answer`` + ``gold`` (short
 ``cited`` + ``supporting`` (+ ``context_ids``), ``answer`` + ``context``
 (unseen-entity flag), ``refused`` + ``should_abstain``; plus the field named
 by ``--cluster-by`` (e.g. the source document). The work is
-:func:`ragstat.api.generation.generation`.
+:func:`ragstat.api.verbs.generation.generation`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def generation(
     One JSON object per answer: id, and per metric judgment | answer + gold | cited +
     supporting | answer + context | refused + should_abstain. Fields, examples: docs/formats.md.
     """
-    from ragstat.api.generation import generation as score_answers
+    from ragstat.api.verbs.generation import generation as score_answers
 
     result = score_answers(
         file, cluster_by=cluster_by, level=level, bootstrap_reps=bootstrap_reps, seed=seed

@@ -1,5 +1,5 @@
 """`ragstat ingestion DOCS.jsonl` and `ragstat latency TRACE.jsonl`: extraction fidelity and
-serving time (the work is in :mod:`ragstat.api.ingestion`).
+serving time (the work is in :mod:`ragstat.api.verbs.ingestion`).
 
 Ingestion records: ``id`` plus any of ``reference`` + ``extracted`` (CER, WER and the
 extracted-length ratio per ``class``) and ``text`` (Unicode drift: NFC ≠ NFKC, invisible
@@ -31,7 +31,7 @@ def ingestion(
 
     JSONL: id, reference + extracted and/or text. Fields, examples, output: docs/formats.md.
     """
-    from ragstat.api.ingestion import ingestion as score_documents
+    from ragstat.api.verbs.ingestion import ingestion as score_documents
 
     result = score_documents(
         file, cluster_by=cluster_by, level=level, bootstrap_reps=bootstrap_reps, seed=seed
@@ -51,7 +51,7 @@ def latency(
 
     JSONL spans: trace_id, stage, duration_ms. Fields, examples, output: docs/formats.md.
     """
-    from ragstat.api.ingestion import latency as score_traces
+    from ragstat.api.verbs.ingestion import latency as score_traces
 
     result = score_traces(
         file, cluster_by=cluster_by, level=level, bootstrap_reps=bootstrap_reps, seed=seed

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ragstat.api.interval import IntervalRun, interval_run
+from ragstat.api.verbs.interval import IntervalRun, interval_run
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, headline, recorded, write_json
 from ragstat.cli.verb import options_command, settings_of

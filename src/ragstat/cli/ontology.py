@@ -3,7 +3,7 @@
 Items: one JSON object per line with ``id``, ``gold`` and ``predicted`` (a label or a
 list of labels; Wu–Palmer and the confusion shares use single labels) and the field
 named by ``--cluster-by``. Taxonomy: JSONL/CSV edges with ``parent`` and ``child``.
-The work is :func:`ragstat.api.ontology.ontology`.
+The work is :func:`ragstat.api.verbs.ontology.ontology`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def ontology(
     Items: JSONL with id, gold, predicted; taxonomy: parent,child edges. Fields, examples,
     output: docs/formats.md.
     """
-    from ragstat.api.ontology import ontology as score_items
+    from ragstat.api.verbs.ontology import ontology as score_items
 
     result = score_items(
         file,

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ragstat.api.plan import plan as plan_documents
+from ragstat.api.verbs.plan import plan as plan_documents
 from ragstat.cli import options as o
 from ragstat.cli.verb import options_command
 

@@ -11,8 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from ragstat.api.simulate import default_reps
-from ragstat.api.simulate import simulate as simulate_api
+from ragstat.api.verbs.simulate import default_reps
+from ragstat.api.verbs.simulate import simulate as simulate_api
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, absolute, recorded, write_json
 from ragstat.errors import InputError

@@ -1,6 +1,6 @@
 """`ragstat study CORPUS` and `ragstat demo`: the self-retrieval study.
 
-A thin shell over :func:`ragstat.api.study.study`: parse the options, run the study
+A thin shell over :func:`ragstat.api.verbs.study.study`: parse the options, run the study
 inside the run's transaction (:func:`ragstat.cli.runlog.recorded`), write the study folder
 into the staging folder, render the summary (or print ``study(...).to_dict()`` with
 ``--json``)."""
@@ -76,8 +76,8 @@ def _run(
     scale: Scale | None = None,
     force: bool = False,
 ) -> None:
-    from ragstat.api.study import batched, study_config
-    from ragstat.api.study import study as self_retrieval
+    from ragstat.api.verbs.study import batched, study_config
+    from ragstat.api.verbs.study import study as self_retrieval
 
     show = not quiet and not as_json and sys.stderr.isatty()
     name = corpus_name if corpus_name == "demo" else absolute(corpus_name)
@@ -121,7 +121,7 @@ def _run(
 def _staged_index(out: Path, staging: Path | None) -> Path:
     """The default index folder: inside the staging folder, with the previous run's index
     hard-linked in (reused at no cost; a rebuild never touches the published folder)."""
-    from ragstat.api.study import reuse_index
+    from ragstat.api.verbs.study import reuse_index
 
     if staging is None:
         return out / "index"

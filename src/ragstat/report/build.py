@@ -41,8 +41,6 @@ def generator() -> str:
         return "ragstat"
 
 
-
-
 @dataclass(frozen=True)
 class _Common:
     """The parts an interval and a comparison report share."""

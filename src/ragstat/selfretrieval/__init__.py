@@ -5,7 +5,7 @@ hit is a top result from the query's own document.
 runs in batches on saved indexes (:mod:`ragstat.selfretrieval.batches`) with identical
 tables. ``StudyConfig(sample_queries=N | FRACTION)`` samples the queries in two
 stages (:mod:`ragstat.selfretrieval.sampling`). ``write_study`` writes the study folder; the
-summary's intervals are computed by :func:`ragstat.api.study.study` (the Python twin
+summary's intervals are computed by :func:`ragstat.api.verbs.study.study` (the Python twin
 of ``ragstat study``).
 """
 

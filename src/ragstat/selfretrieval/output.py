@@ -7,7 +7,7 @@ given to :func:`write_study`). Every Parquet file carries the corpus fingerprint
 configuration in its own metadata.
 
 The intervals of the summary are not computed here (the study layer counts and tabulates;
-inference is :mod:`ragstat.api.study`'s): :func:`study_counts` and :func:`by_stratum` are
+inference is :mod:`ragstat.api.verbs.study`'s): :func:`study_counts` and :func:`by_stratum` are
 plain counts and means.
 """
 
@@ -137,14 +137,14 @@ def write_summary(summary: Mapping[str, Any], out_dir: str | Path) -> Path:
 def write_study(study: Study, out_dir: str | Path, summary: Mapping[str, Any]) -> dict[str, Any]:
     """Write a study folder: the three tables, then ``summary.json``; returns the summary.
 
-    ``summary`` is the summary.json object: ``ragstat.api.study.summarize(study).to_dict()``
-    (or let ``ragstat.api.study.study(...).write(folder)`` do it all). Computed before
+    ``summary`` is the summary.json object: ``ragstat.api.verbs.study.summarize(study).to_dict()``
+    (or let ``ragstat.api.verbs.study.study(...).write(folder)`` do it all). Computed before
     anything is written, so a failure leaves the folder as it was.
     """
     if not isinstance(summary, Mapping):
         raise InputError(
             "write_study needs the summary object: "
-            "ragstat.api.study.summarize(study, ...).to_dict()"
+            "ragstat.api.verbs.study.summarize(study, ...).to_dict()"
         )
     write_tables(study, out_dir)
     write_summary(summary, out_dir)

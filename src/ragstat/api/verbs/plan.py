@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ragstat.api.columns import read_schema, resolve_column, resolve_score
-from ragstat.api.compare import parse_systems
 from ragstat.api.data import Data, as_path, label_of
 from ragstat.api.design import PopulationCounts
+from ragstat.api.verbs.compare import parse_systems
 from ragstat.errors import InputError
 from ragstat.inference.planning import (
     ALLOCATIONS,
