@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "selfretrieval": {"corpus", "retrieval", "records", "engine"},
     "metrics": {"records"},
     "simulation": {"inference", "records", "engine"},
-    "report": {"inference", "simulation", "records", "metrics"},
+    "report": {"inference", "simulation", "records", "metrics", "decisions"},
     "registry": {"records"},
     "adapters": {"records"},
     "decisions": {"records", "inference", "metrics"},

@@ -14,6 +14,8 @@ from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatE
 if TYPE_CHECKING:
     from ragstat.api.verbs.compare import compare
     from ragstat.api.verbs.evaluate import evaluate
+    from ragstat.api.verbs.filter_rule import filter_rule
+    from ragstat.api.verbs.gate import gate
     from ragstat.api.verbs.generation import generation
     from ragstat.api.verbs.ingestion import ingestion, latency
     from ragstat.api.verbs.interval import interval
@@ -41,6 +43,8 @@ __all__ = [
     "analyze",
     "compare",
     "evaluate",
+    "filter_rule",
+    "gate",
     "generation",
     "ingestion",
     "interval",
@@ -54,6 +58,8 @@ __all__ = [
 _LAZY = {
     "compare": "ragstat.api",
     "evaluate": "ragstat.api",
+    "filter_rule": "ragstat.api",
+    "gate": "ragstat.api",
     "generation": "ragstat.api",
     "ingestion": "ragstat.api",
     "latency": "ragstat.api",

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from ragstat.api.items import ItemScores
     from ragstat.api.verbs.compare import compare
     from ragstat.api.verbs.evaluate import evaluate
+    from ragstat.api.verbs.filter_rule import FilterRuleResult, filter_rule
+    from ragstat.api.verbs.gate import gate
     from ragstat.api.verbs.generation import generation
     from ragstat.api.verbs.ingestion import ingestion, latency
     from ragstat.api.verbs.interval import interval
@@ -24,14 +26,19 @@ if TYPE_CHECKING:
     from ragstat.api.verbs.plan import PlanResult, plan
     from ragstat.api.verbs.simulate import simulate
     from ragstat.api.verbs.study import StudyResult, study
+    from ragstat.decisions.gates import GateReport
 
 __all__ = [
     "EvaluationReport",
+    "FilterRuleResult",
+    "GateReport",
     "ItemScores",
     "PlanResult",
     "StudyResult",
     "compare",
     "evaluate",
+    "filter_rule",
+    "gate",
     "generation",
     "ingestion",
     "interval",
@@ -44,6 +51,10 @@ __all__ = [
 
 _HOME = {
     "EvaluationReport": "ragstat.api.evaluation",
+    "FilterRuleResult": "ragstat.api.verbs.filter_rule",
+    "GateReport": "ragstat.decisions.gates",
+    "filter_rule": "ragstat.api.verbs.filter_rule",
+    "gate": "ragstat.api.verbs.gate",
     "ItemScores": "ragstat.api.items",
     "PlanResult": "ragstat.api.verbs.plan",
     "StudyResult": "ragstat.api.verbs.study",

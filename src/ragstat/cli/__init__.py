@@ -14,6 +14,8 @@ import typer
 from ragstat.cli import (
     compare,
     evaluate,
+    filter_rule,
+    gate,
     generation,
     ingestion,
     interval,
@@ -65,6 +67,8 @@ _VERBS: dict[str, Callable[..., Any]] = {
     "compare": compare.compare,
     "plan": plan.plan,
     "evaluate": evaluate.evaluate,
+    "gate": gate.gate,
+    "filter-rule": filter_rule.filter_rule,
     "generation": generation.generation,
     "ontology": ontology.ontology,
     "ingestion": ingestion.ingestion,

@@ -42,7 +42,15 @@ from ragstat.inference.verdict import cluster_noun, verdicts
 from ragstat.metrics import Clustering, EvaluationTable, Qrels, Run, parse_metric
 from ragstat.records import aggregate_arrays
 
-__all__ = ["METHODS_PAIRED", "METHODS_RUN", "evaluate", "metric_names"]
+__all__ = [
+    "METHODS_PAIRED",
+    "METHODS_RUN",
+    "evaluate",
+    "load_clustering",
+    "load_qrels",
+    "load_run",
+    "metric_names",
+]
 
 #: Methods of the paired differences (``wald_iid`` last, for contrast).
 METHODS_PAIRED = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
@@ -75,7 +83,7 @@ def _frame(data: object) -> pd.DataFrame | None:
     return to_pandas() if callable(to_pandas) and hasattr(data, "num_rows") else None
 
 
-def _qrels(qrels: QrelsInput) -> Qrels:
+def load_qrels(qrels: QrelsInput) -> Qrels:
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, Path)):
@@ -91,7 +99,7 @@ def _qrels(qrels: QrelsInput) -> Qrels:
     return ragstat.metrics.qrels_from_frame(frame)
 
 
-def _run(run: RunInput, name: str | None) -> Run:
+def load_run(run: RunInput, name: str | None) -> Run:
     if isinstance(run, Run):
         return run if name is None or name == run.name else replace(run, name=name)
     if isinstance(run, (str, Path)):
@@ -125,12 +133,14 @@ def _is_run(value: object) -> bool:
 def _runs(runs: RunInput | Sequence[RunInput] | Mapping[str, RunInput]) -> list[Run]:
     """One run, a sequence of runs, or a mapping name → run, as named `Run` objects."""
     if isinstance(runs, Mapping) and not _is_run(runs):
-        out = [_run(r, str(name)) for name, r in runs.items()]
+        out = [load_run(r, str(name)) for name, r in runs.items()]
     elif _is_run(runs):
-        out = [_run(runs, None)]
+        out = [load_run(runs, None)]
     elif isinstance(runs, Sequence):
         many = len(runs) > 1
-        out = [_run(r, None if _named(r) or not many else f"run{i}") for i, r in enumerate(runs, 1)]
+        out = [
+            load_run(r, None if _named(r) or not many else f"run{i}") for i, r in enumerate(runs, 1)
+        ]
     else:
         raise InputError(f"runs: expected a run, a list of runs or a mapping name → run; got "
                          f"{type(runs).__name__}")  # fmt: skip
@@ -148,7 +158,7 @@ def _named(run: object) -> bool:
     return isinstance(run, (str, Path, Run))
 
 
-def _clustering(
+def load_clustering(
     cluster_by: str | Path | Mapping[str, Any] | pd.DataFrame | None,
     queries: Sequence[str],
     qrels: Qrels,
@@ -201,11 +211,11 @@ def evaluate(
     """
     names = metric_names(metrics)
     seed = draw_seed(seed)
-    q = _qrels(qrels)
+    q = load_qrels(qrels)
     run_list = _runs(runs)
     labels = [r.name for r in run_list]
     table = ragstat.metrics.evaluate(q, run_list, names)
-    clustering = _clustering(cluster_by, table.records["query_id"].unique(), q, cluster_column)
+    clustering = load_clustering(cluster_by, table.records["query_id"].unique(), q, cluster_column)
     clusters = dict(clustering.clusters)
     per = {
         name: _one_run(table, name, clusters, names, level, seed, bootstrap_reps) for name in labels

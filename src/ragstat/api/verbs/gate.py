@@ -1,0 +1,297 @@
+"""``ragstat.gate``: release gates decided on interval bounds, the document as the unit.
+
+A gates file (TOML) names its inputs, the level, the family correction and the gates::
+
+    level = 0.95
+    correction = "holm"          # holm | bonferroni | bh | none
+    inconclusive = "blocks"      # blocks | passes: does an inconclusive gate block?
+    seed = 0
+    bootstrap_reps = 1999
+
+    [inputs.candidate]
+    path = "study/records.parquet"
+    system = "bm25"
+
+    [inputs.baseline]
+    path = "study/records.parquet"
+    system = "tfidf"
+
+    [[gates]]
+    name = "hit@1 at least 0.6"
+    kind = "at_least"            # at_least | at_most | not_worse_than_baseline |
+    metric = "hit1"              #   better_than_baseline | equivalent
+    threshold = 0.6
+    slice = { law = "Lei 8.078/1990" }    # optional metadata filter
+
+A gate reads the input ``input`` (default ``candidate``, or the only input); the
+baseline kinds compare it with ``baseline`` (default ``baseline``) on the queries both
+hold. Every gate's interval is the recommended one of ``ragstat interval`` /
+``ragstat compare`` at the level the family correction gives it; missing evidence (no
+rows in a slice, fewer than two documents, a metric with no scored query) is a failure
+with its reason, never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import tomllib
+
+from ragstat.api.columns import resolve_column
+from ragstat.api.gate_inputs import GateInput, load_input
+from ragstat.decisions.gates import (
+    CORRECTIONS,
+    Decision,
+    GateReport,
+    GateResult,
+    GateSpec,
+    decide_family,
+    outcome,
+)
+from ragstat.errors import InputError
+from ragstat.inference.results import EstimandResult, IntervalReport
+
+__all__ = ["GateFile", "gate", "read_gates_file"]
+
+_TOP_KEYS = {
+    "level", "correction", "inconclusive", "seed", "bootstrap_reps", "inputs", "gates", "title",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GateFile:
+    """A parsed gates file: its settings, inputs (read) and gates."""
+
+    path: Path | None
+    level: float
+    correction: str
+    inconclusive_blocks: bool
+    seed: int
+    bootstrap_reps: int
+    inputs: dict[str, GateInput]
+    gates: tuple[GateSpec, ...]
+    title: str = "release gates"
+
+
+def _setting(data: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
+    value = data.get(key, default)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise InputError(f"gates file: {key!r} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def _settings(data: Mapping[str, Any]) -> tuple[float, str, bool, int, int]:
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise InputError(f"gates file: unknown key(s) {unknown}; known: {sorted(_TOP_KEYS)}")
+    level = _setting(data, "level", float, 0.95)
+    if not 0 < level < 1:
+        raise InputError(f"gates file: level must be between 0 and 1, got {level}")
+    correction = _setting(data, "correction", str, "holm")
+    if correction not in CORRECTIONS:
+        raise InputError(f"gates file: correction must be one of {', '.join(CORRECTIONS)}")
+    blocks = _setting(data, "inconclusive", str, "blocks")
+    if blocks not in ("blocks", "passes"):
+        raise InputError("gates file: inconclusive must be 'blocks' or 'passes'")
+    seed = _setting(data, "seed", int, 0)
+    reps = _setting(data, "bootstrap_reps", int, 1999)
+    if seed < 0 or reps < 99:
+        raise InputError("gates file: seed must be ≥ 0 and bootstrap_reps ≥ 99")
+    return level, correction, blocks == "blocks", seed, reps
+
+
+def _gate_specs(data: Mapping[str, Any], inputs: Mapping[str, GateInput]) -> tuple[GateSpec, ...]:
+    raw = data.get("gates")
+    if not isinstance(raw, list) or not raw:
+        raise InputError("gates file: no [[gates]]: a gates file needs at least one gate")
+    default = "candidate" if "candidate" in inputs else next(iter(inputs))
+    specs = []
+    for i, table in enumerate(raw, 1):
+        if not isinstance(table, Mapping):
+            raise InputError(f"gates file: gate {i} is not a table")
+        spec = GateSpec.from_mapping({"input": default, **table}, f"gate {i}")
+        spec.validate()
+        specs.append(spec)
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise InputError(f"gates file: gate names must be unique; repeated: {names}")
+    return tuple(specs)
+
+
+def read_gates_file(source: str | Path | Mapping[str, Any], base: Path | None = None) -> GateFile:
+    """Parse a gates file (a TOML path, or the same content as a mapping) and read its inputs;
+    relative paths are taken from the file's folder (or ``base``, default the working one)."""
+    if isinstance(source, Mapping):
+        path, data = None, dict(source)
+    else:
+        path = Path(source)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such gates file") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path}: not a valid TOML gates file ({exc})") from None
+    level, correction, blocks, seed, reps = _settings(data)
+    folder = base if base is not None else (path.parent if path is not None else Path.cwd())
+    raw_inputs = data.get("inputs")
+    if not isinstance(raw_inputs, Mapping) or not raw_inputs:
+        raise InputError("gates file: no [inputs.NAME] table: name at least one input")
+    inputs = {name: load_input(name, spec, folder) for name, spec in raw_inputs.items()}
+    specs = _gate_specs(data, inputs)
+    title = str(data.get("title", "release gates"))
+    spec_file = GateFile(path, level, correction, blocks, seed, reps, inputs, specs, title)
+    for spec in specs:  # a gate naming a column or an input that is not there: exit 2
+        where = f"gate {spec.name!r}"
+        if (spec.input or "candidate") not in inputs:
+            raise InputError(f"{where}: input {spec.input!r} is not in [inputs]")
+        _rows(spec, inputs[spec.input or "candidate"], where)
+        if spec.paired():
+            _rows(spec, inputs[_baseline(spec, spec_file)], where)
+    return spec_file
+
+
+# ---------------------------------------------------------------------------- deciding
+
+
+def _rows(spec: GateSpec, source: GateInput, where: str) -> tuple[pd.DataFrame, str, int]:
+    """The input's rows in the gate's slice with a score: (frame, metric column, unscored)."""
+    frame = source.frame
+    names = list(frame.columns)
+    metric = resolve_column(names, spec.metric, "metric", where)
+    for column, wanted in (spec.slice or {}).items():
+        col = resolve_column(names, str(column), "slice column", where)
+        values = wanted if isinstance(wanted, list) else [wanted]
+        frame = frame[frame[col].astype(str).isin([str(v) for v in values])]
+    values = pd.to_numeric(frame[metric], errors="coerce")
+    unscored = int(values.isna().sum())
+    return frame[values.notna()], metric, unscored
+
+
+@dataclass
+class _Evidence:
+    """What one gate's decision rests on (kept for its result)."""
+
+    report: IntervalReport | None = None
+    method: str | None = None
+    unscored: int = 0
+    pairs: int | None = None
+
+
+class _Decider:
+    """``decide_at(i, level)`` for :func:`decide_family`: each gate's interval at a level."""
+
+    def __init__(self, spec_file: GateFile) -> None:
+        self.file = spec_file
+        self.evidence: dict[tuple[int, float], _Evidence] = {}
+
+    def __call__(self, i: int, level: float) -> Decision:
+        spec = self.file.gates[i]
+        evidence = _Evidence()
+        self.evidence[(i, level)] = evidence
+        try:  # columns and inputs were checked when the file was read
+            iv_block = self._estimand(spec, level, evidence)
+        except InputError as exc:  # too little evidence for an interval: a failure
+            return Decision("fail", level, None, reason=str(exc))
+        chosen = iv_block.get(iv_block.recommended) if iv_block.recommended else None
+        if chosen is None or not chosen.available:
+            return Decision("fail", level, None, reason="no interval could be computed")
+        evidence.method = chosen.method
+        return Decision(outcome(spec, chosen.lower, chosen.upper), level, chosen)
+
+    def _estimand(self, spec: GateSpec, level: float, ev: _Evidence) -> EstimandResult:
+        from ragstat.api.verbs.compare import compare
+        from ragstat.api.verbs.interval import interval
+
+        f = self.file
+        where = f"gate {spec.name!r}"
+        frame, metric, ev.unscored = _rows(spec, f.inputs[spec.input or "candidate"], where)
+        level_, est, seed, reps = level, [spec.estimand], f.seed, f.bootstrap_reps
+        if not spec.paired():
+            _nonempty(frame, where)
+            ev.report = interval(
+                frame[["query_id", "doc_id", metric]], score=metric, level=level_,
+                estimands=est, seed=seed, bootstrap_reps=reps,
+            )  # fmt: skip
+            return ev.report.estimands[spec.estimand]
+        base, _, unscored_b = _rows(spec, f.inputs[_baseline(spec, f)], where)
+        ev.unscored += unscored_b
+        _nonempty(frame, where)
+        _nonempty(base, where)
+        cols = ["query_id", "doc_id", metric]
+        result = compare(
+            frame[cols], base[cols], score=metric, on_missing="drop", level=level_,
+            estimands=est, seed=seed, bootstrap_reps=reps,
+        )  # fmt: skip
+        ev.report = result.report
+        ev.pairs = None if result.pairing is None else result.pairing.matched
+        return result.report.estimands[spec.estimand]
+
+
+def _nonempty(frame: pd.DataFrame, where: str) -> None:
+    if frame.empty:
+        raise InputError(f"{where}: no scored rows (empty slice or no score): no evidence")
+
+
+def _baseline(spec: GateSpec, f: GateFile) -> str:
+    name = spec.baseline or "baseline"
+    if name not in f.inputs:
+        raise InputError(f"gate {spec.name!r}: baseline input {name!r} is not in [inputs]")
+    return name
+
+
+def _result(spec: GateSpec, decision: Decision, ev: _Evidence) -> GateResult:
+    rep = ev.report
+    K = None if rep is None else rep.K
+    N = None if rep is None else rep.N
+    text = "no evidence" if rep is None else f"K = {K} documents, N = {N:g} queries"
+    if ev.unscored:
+        text += f"; {ev.unscored} row(s) without a score left out"
+    estimate = None if decision.interval is None else decision.interval.estimate
+    return GateResult(
+        spec=spec,
+        decision=decision,
+        estimate=estimate,
+        K=K,
+        N=N,
+        method=ev.method or "none",
+        evidence=text,
+        p_value=None,
+    )
+
+
+def gate(
+    gates_file: str | Path | Mapping[str, Any],
+    *,
+    base: Path | None = None,
+) -> GateReport:
+    """Decide every gate of ``gates_file`` (a TOML path, or its content as a mapping).
+
+    Each gate ends pass, fail or inconclusive on its interval's bound at the level the
+    family correction gives it; ``result.exit_code()`` is what ``ragstat gate`` exits with.
+    """
+    spec_file = read_gates_file(gates_file, base)
+    decider = _Decider(spec_file)
+    decisions = decide_family(spec_file.gates, decider, spec_file.level, spec_file.correction)
+    results = tuple(
+        _result(spec, d, decider.evidence.get((i, d.level), _Evidence()))
+        for i, (spec, d) in enumerate(zip(spec_file.gates, decisions, strict=True))
+    )
+    source = str(spec_file.path) if spec_file.path is not None else "<gates>"
+    return GateReport(
+        gates=results,
+        level=spec_file.level,
+        correction=spec_file.correction,
+        inconclusive_blocks=spec_file.inconclusive_blocks,
+        source=source,
+    )
+
+
+def input_files(spec_file: GateFile) -> dict[str, Path]:
+    """Every file the gates read, keyed ``input.role`` (for the run's manifest)."""
+    return {f"{n}.{role}": p for n, i in spec_file.inputs.items() for role, p in i.files.items()}
