@@ -169,3 +169,40 @@ def test_junit_markdown_and_out_folder(tmp_path, records, capsys):
     assert manifest["command"] == "gate"
     assert {"gates_file", "candidate.path", "baseline.path"} <= set(manifest["inputs"])
     assert json.loads((out / "result.json").read_text(encoding="utf-8"))["exit_code"] == 1
+
+
+def test_guard_rails_per_window_use_only_their_own_rows(tmp_path):
+    """A monitoring sample over three days; quality drops on the last day only."""
+    rng = np.random.default_rng(5)
+    frames = []
+    for day, p in (("2026-11-01", 0.85), ("2026-11-02", 0.85), ("2026-11-03", 0.35)):
+        doc = np.repeat(np.arange(40), 6)
+        hit = (rng.random(doc.size) < p).astype(int)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "query_id": [f"{day}-{i}" for i in range(doc.size)],
+                    "doc_id": doc,
+                    "time": pd.Timestamp(day)
+                    + pd.to_timedelta(rng.integers(0, 86_000, doc.size), "s"),
+                    "faithful": hit,
+                }
+            )
+        )
+    path = tmp_path / "sample.parquet"
+    pd.concat(frames).to_parquet(path)
+    gates = tmp_path / "rails.toml"
+    gates.write_text(
+        'seed = 2\nbootstrap_reps = 199\nwindow = { column = "time", every = "D" }\n'
+        f'[inputs.candidate]\npath = "{path}"\n'
+        '[[gates]]\nname = "faithfulness"\nkind = "at_least"\nmetric = "faithful"\nthreshold = 0.7\n',
+        encoding="utf-8",
+    )
+    report = ragstat.gate(gates)
+    assert [(g.window, g.decision.outcome) for g in report.gates] == [
+        ("2026-11-01", "pass"),
+        ("2026-11-02", "pass"),
+        ("2026-11-03", "fail"),
+    ]
+    assert all(g.K == 40 for g in report.gates)  # each window's own documents only
+    assert report.exit_code() == 1

@@ -29,12 +29,16 @@ hold. Every gate's interval is the recommended one of ``ragstat interval`` /
 ``ragstat compare`` at the level the family correction gives it; missing evidence (no
 rows in a slice, fewer than two documents, a metric with no scored query) is a failure
 with its reason, never a pass.
+
+Guard rails on a production sample: ``window = { column = "time", every = "D" }`` decides
+every gate once per period of that column (D, W, M, h …), each window on its own rows only
+and as its own family for the correction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +59,11 @@ from ragstat.decisions.gates import (
 from ragstat.errors import InputError
 from ragstat.inference.results import EstimandResult, IntervalReport
 
-__all__ = ["GateFile", "gate", "read_gates_file"]
+__all__ = ["GateFile", "gate", "input_files", "read_gates_file", "windows"]
 
 _TOP_KEYS = {
     "level", "correction", "inconclusive", "seed", "bootstrap_reps", "inputs", "gates", "title",
+    "window",
 }  # fmt: skip
 
 
@@ -75,6 +80,8 @@ class GateFile:
     inputs: dict[str, GateInput]
     gates: tuple[GateSpec, ...]
     title: str = "release gates"
+    #: Monitoring windows: (time column, period such as "D", "W", "M", "h"), or None.
+    window: tuple[str, str] | None = None
 
 
 def _setting(data: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
@@ -145,7 +152,8 @@ def read_gates_file(source: str | Path | Mapping[str, Any], base: Path | None = 
     inputs = {name: load_input(name, spec, folder) for name, spec in raw_inputs.items()}
     specs = _gate_specs(data, inputs)
     title = str(data.get("title", "release gates"))
-    spec_file = GateFile(path, level, correction, blocks, seed, reps, inputs, specs, title)
+    window = _window(data.get("window"), inputs)
+    spec_file = GateFile(path, level, correction, blocks, seed, reps, inputs, specs, title, window)
     for spec in specs:  # a gate naming a column or an input that is not there: exit 2
         where = f"gate {spec.name!r}"
         if (spec.input or "candidate") not in inputs:
@@ -154,6 +162,57 @@ def read_gates_file(source: str | Path | Mapping[str, Any], base: Path | None = 
         if spec.paired():
             _rows(spec, inputs[_baseline(spec, spec_file)], where)
     return spec_file
+
+
+def _window(raw: Any, inputs: Mapping[str, GateInput]) -> tuple[str, str] | None:
+    """``window = { column = "time", every = "D" }``: gates decided per period of a time column
+    present in every input (each window's decision uses only its own rows)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or set(raw) != {"column", "every"}:
+        raise InputError(
+            'gates file: window must be { column = "…", every = "D" | "W" | "M" | "h" }'
+        )
+    column, every = str(raw["column"]), str(raw["every"])
+    try:
+        pd.Period("2026-01-01", freq=every)
+    except ValueError:
+        raise InputError(
+            f"gates file: window every = {every!r} is not a period (D, W, M, h)"
+        ) from None
+    for name, source in inputs.items():
+        resolve_column(list(source.frame.columns), column, "window column", f"[inputs.{name}]")
+    return column, every
+
+
+def _periods(source: GateInput, column: str, every: str) -> pd.Series:
+    col = resolve_column(list(source.frame.columns), column, "window column", source.name)
+    try:
+        stamps = pd.to_datetime(source.frame[col])
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"[inputs.{source.name}]: {col!r} is not a time column ({exc})") from None
+    if stamps.isna().any():
+        raise InputError(
+            f"[inputs.{source.name}]: {int(stamps.isna().sum())} row(s) without a time"
+        )
+    return stamps.dt.to_period(every).astype(str)
+
+
+def windows(spec_file: GateFile) -> list[tuple[str, GateFile]]:
+    """(label, the gates file restricted to that window's rows) per window, in time order."""
+    if spec_file.window is None:
+        return [("", spec_file)]
+    column, every = spec_file.window
+    periods = {n: _periods(i, column, every) for n, i in spec_file.inputs.items()}
+    labels = sorted(set().union(*(set(p) for p in periods.values())))
+    out = []
+    for label in labels:
+        inputs = {
+            n: replace(i, frame=i.frame[(periods[n] == label).to_numpy()].reset_index(drop=True))
+            for n, i in spec_file.inputs.items()
+        }
+        out.append((label, replace(spec_file, inputs=inputs)))
+    return out
 
 
 # ---------------------------------------------------------------------------- deciding
@@ -245,7 +304,7 @@ def _baseline(spec: GateSpec, f: GateFile) -> str:
     return name
 
 
-def _result(spec: GateSpec, decision: Decision, ev: _Evidence) -> GateResult:
+def _result(spec: GateSpec, decision: Decision, ev: _Evidence, window: str) -> GateResult:
     rep = ev.report
     K = None if rep is None else rep.K
     N = None if rep is None else rep.N
@@ -262,6 +321,7 @@ def _result(spec: GateSpec, decision: Decision, ev: _Evidence) -> GateResult:
         method=ev.method or "none",
         evidence=text,
         p_value=None,
+        window=window or None,
     )
 
 
@@ -276,15 +336,17 @@ def gate(
     family correction gives it; ``result.exit_code()`` is what ``ragstat gate`` exits with.
     """
     spec_file = read_gates_file(gates_file, base)
-    decider = _Decider(spec_file)
-    decisions = decide_family(spec_file.gates, decider, spec_file.level, spec_file.correction)
-    results = tuple(
-        _result(spec, d, decider.evidence.get((i, d.level), _Evidence()))
-        for i, (spec, d) in enumerate(zip(spec_file.gates, decisions, strict=True))
-    )
+    results: list[GateResult] = []
+    for label, part in windows(spec_file):  # one family per window
+        decider = _Decider(part)
+        decisions = decide_family(part.gates, decider, part.level, part.correction)
+        results += [
+            _result(spec, d, decider.evidence.get((i, d.level), _Evidence()), label)
+            for i, (spec, d) in enumerate(zip(part.gates, decisions, strict=True))
+        ]
     source = str(spec_file.path) if spec_file.path is not None else "<gates>"
     return GateReport(
-        gates=results,
+        gates=tuple(results),
         level=spec_file.level,
         correction=spec_file.correction,
         inconclusive_blocks=spec_file.inconclusive_blocks,
