@@ -206,3 +206,28 @@ def test_guard_rails_per_window_use_only_their_own_rows(tmp_path):
     ]
     assert all(g.K == 40 for g in report.gates)  # each window's own documents only
     assert report.exit_code() == 1
+
+
+def test_too_many_unscored_rows_fail_a_gate_for_missing_evidence(tmp_path):
+    """Unscorable judge answers are counted; above the stated share the gate fails."""
+    rng = np.random.default_rng(8)
+    doc = np.repeat(np.arange(30), 8)
+    score = (rng.random(doc.size) < 0.9).astype(float)
+    score[rng.random(doc.size) < 0.2] = np.nan  # ≈ 20 % unscorable
+    path = tmp_path / "judged.csv"
+    pd.DataFrame({"query_id": range(doc.size), "doc_id": doc, "faithful": score}).to_csv(
+        path, index=False
+    )
+    for limit, expected in ((0.1, "fail"), (0.4, "pass")):
+        gates = tmp_path / f"g{limit}.toml"
+        gates.write_text(
+            f'seed = 1\nbootstrap_reps = 199\n[inputs.candidate]\npath = "{path}"\n'
+            '[[gates]]\nname = "faithful"\nkind = "at_least"\nmetric = "faithful"\n'
+            f"threshold = 0.6\nmax_unscored = {limit}\n",
+            encoding="utf-8",
+        )
+        (result,) = ragstat.gate(gates).gates
+        assert result.decision.outcome == expected, result.decision.reason
+        assert "left out" in result.evidence
+        if expected == "fail":
+            assert "max_unscored" in (result.decision.reason or "")

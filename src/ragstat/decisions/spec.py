@@ -115,6 +115,9 @@ class GateSpec:
     input: str | None = None
     #: The input the baseline kinds compare with (default: the one named ``baseline``).
     baseline: str | None = None
+    #: The largest share of rows without a score (e.g. unscorable judge answers) the gate
+    #: accepts; above it the gate fails for missing evidence. None: no limit (still counted).
+    max_unscored: float | None = None
 
     def paired(self) -> bool:
         """Whether the gate is decided on candidate − baseline (needs a baseline)."""
@@ -140,6 +143,11 @@ class GateSpec:
             raise InputError(f"gate {name!r}: blocking must be true or false")
         if self.input is not None:
             _text(self.input, "input", name)
+        if (
+            self.max_unscored is not None
+            and not 0 <= _number(self.max_unscored, "max_unscored", name) <= 1
+        ):
+            raise InputError(f"gate {name!r}: max_unscored is a share between 0 and 1")
         if self.baseline is not None:
             if not self.paired():
                 raise InputError(f"gate {name!r}: baseline applies to the baseline kinds only")

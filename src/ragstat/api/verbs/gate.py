@@ -257,6 +257,9 @@ class _Decider:
             iv_block = self._estimand(spec, level, evidence)
         except InputError as exc:  # too little evidence for an interval: a failure
             return Decision("fail", level, None, reason=str(exc))
+        too_many = _unscored_share(spec, evidence)
+        if too_many is not None:
+            return Decision("fail", level, None, reason=too_many)
         chosen = iv_block.get(iv_block.recommended) if iv_block.recommended else None
         if chosen is None or not chosen.available:
             return Decision("fail", level, None, reason="no interval could be computed")
@@ -290,6 +293,19 @@ class _Decider:
         ev.report = result.report
         ev.pairs = None if result.pairing is None else result.pairing.matched
         return result.report.estimands[spec.estimand]
+
+
+def _unscored_share(spec: GateSpec, ev: _Evidence) -> str | None:
+    """Why the gate fails for unscored rows above its ``max_unscored`` share, or None."""
+    if spec.max_unscored is None or ev.report is None or not ev.unscored:
+        return None
+    share = ev.unscored / (ev.unscored + ev.report.N)
+    if share <= spec.max_unscored:
+        return None
+    return (
+        f"{ev.unscored} row(s) without a score ({share:.1%}) exceed max_unscored "
+        f"{spec.max_unscored:.1%}: missing evidence"
+    )
 
 
 def _nonempty(frame: pd.DataFrame, where: str) -> None:
