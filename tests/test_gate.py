@@ -104,7 +104,7 @@ def test_inconclusive_blocks_unless_the_file_says_it_passes(tmp_path, records, c
         f'[[gates]]\nname = "at estimate"\nkind = "at_least"\nmetric = "hit1"\nthreshold = {est}\n'
     )
     assert main(["gate", str(_gates(tmp_path, records, gates))]) == 1
-    assert "INCONCLUSIVE" in capsys.readouterr().out
+    assert "inconclusive ·" in capsys.readouterr().out
     path = _gates(tmp_path, records, gates, top='inconclusive = "passes"')
     assert main(["gate", str(path)]) == 0
 

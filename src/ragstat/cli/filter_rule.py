@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ragstat.cli import options as o
-from ragstat.cli.runlog import recorded, write_json
+from ragstat.cli.runlog import RunLog, recorded, write_json
 from ragstat.cli.verb import options_command, settings_of
 
 if TYPE_CHECKING:  # the library is imported when the verb runs: a lean start for the others
@@ -121,7 +121,14 @@ def filter_rule(a: FilterRuleOptions) -> None:
         log.results = _headline(result)
         if log.out is not None:
             log.wrote(write_json(log.out / "result.json", result.to_dict()))
+            _write_report(log, result, f"{a.hard.name} (hard) vs {a.soft.name} (soft)")
     o.emit(result, a.as_json, lambda: _render(result))
+
+
+def _write_report(log: RunLog, result: FilterRuleResult, source: str) -> None:
+    from ragstat.report.gates import report_from_filter_rule
+
+    log.write_report(report_from_filter_rule(result, source=source, created=log.started_at))
 
 
 def _headline(result: FilterRuleResult) -> dict[str, Any]:

@@ -41,7 +41,7 @@ def gate(a: GateOptions) -> None:
     """Decide release gates on interval bounds (at_least, at_most, not_worse_than_baseline,
     better_than_baseline, equivalent) with a family correction (holm, bonferroni, bh).
 
-    Gates file: [inputs.NAME] (path, system …) and [[gates]] (name, kind, metric,
+    Gates file: \\[inputs.NAME] (path, system …) and \\[\\[gates]] (name, kind, metric,
     threshold | margin, slice …). Fields, examples: docs/formats.md.
     """
     from ragstat.api.verbs.gate import gate as decide
@@ -68,10 +68,12 @@ def _write(log: RunLog, result: GateReport, a: GateOptions) -> None:
         return
     from ragstat.atomic import atomic_write_text
     from ragstat.report.gate_summary import gates_markdown
+    from ragstat.report.gates import report_from_gates
 
     log.wrote(write_json(log.out / "result.json", result.to_dict()))
     path = log.out / "gates.md"
     log.wrote(atomic_write_text(path, gates_markdown(result)))
+    log.write_report(report_from_gates(result, source=result.source, created=log.started_at))
 
 
 def _side_files(result: GateReport, a: GateOptions) -> None:
@@ -95,7 +97,7 @@ def _render(result: GateReport) -> None:
         why = f" — {g.decision.reason}" if g.decision.reason else ""
         c.print(
             literal(
-                f"  {g.decision.outcome.upper():<12} {g.spec.name}: {g.spec.kind} {g.spec.metric} "
+                f"  {g.decision.outcome} · {g.spec.name}: {g.spec.kind} {g.spec.metric} "
                 f"{bounds} at {g.decision.level:.4g} ({g.evidence}){why}"
             )
         )

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragstat.errors import BackendUnavailable
-from ragstat.report.model import Report
+from ragstat.report.model import DECISION_KINDS, Report
 
-__all__ = ["FIGURES", "FigureSpec", "figure_specs", "render_svg", "svg_figures"]
+__all__ = ["DECISION_FIGURES", "FIGURES", "FigureSpec", "figure_specs", "render_svg", "svg_figures"]
 
 HONEST, NAIVE, OTHER, ACCENT = "#1f77b4", "#d62728", "#8c8c8c", "#2ca02c"
 _RC = {
@@ -54,6 +54,12 @@ FIGURES = {
     "T5": "Interval width by method",
     "T6": "Autocorrelation of neighbouring chunks",
 }
+
+
+#: The figure of a decision report (gates, filter rule); it replaces T1–T6 there.
+DECISION_FIGURES = {"G1": "Intervals vs thresholds"}
+#: Outcome colours of G1.
+OUTCOME_COLOURS = {"pass": ACCENT, "fail": NAIVE, "inconclusive": "#ff7f0e"}
 
 
 def plain(text: object) -> str:
@@ -148,8 +154,32 @@ def _caption(key: str, report: Report) -> str:
     )
 
 
+def _decision_spec(report: Report) -> FigureSpec:
+    """G1: each gate's (condition's) interval against its bound."""
+    title = DECISION_FIGURES["G1"]
+    if not report.gates:
+        return FigureSpec("G1", title, "", False, "no gates were evaluated")
+    if report.kind == "filter-rule":
+        caption = (
+            f"Each condition's {100 * report.level:g} % interval (bar) and estimate (dot) "
+            "against its threshold (black mark); green: the condition held, red: it did not. "
+            "The precision gain is compared by its lower bound, the recall difference by its "
+            "estimate, the exclusion rate as the condition's 'compared' column says."
+        )
+    else:
+        caption = (
+            "Each gate's interval at its adjusted (family-corrected) level (bar) and estimate "
+            "(dot) against the bound it is compared with (black mark: the threshold, −margin, "
+            "min_delta, or ±margin for equivalence); colour: the outcome (green pass, red "
+            "fail, orange inconclusive). A gate without evidence has no bar and fails."
+        )
+    return FigureSpec("G1", title, caption, True)
+
+
 def figure_specs(report: Report) -> tuple[FigureSpec, ...]:
-    """T1–T6 for ``report``: drawn, or skipped with the reason."""
+    """T1–T6 for ``report`` (G1 for a decision report): drawn, or skipped with the reason."""
+    if report.kind in DECISION_KINDS:
+        return (_decision_spec(report),)
     out = []
     for key, title in FIGURES.items():
         why = _why(key, report)

@@ -12,7 +12,7 @@ from functools import cache
 
 from ragstat.report.fmt import ESTIMAND_LABELS
 from ragstat.report.markdown import header_facts
-from ragstat.report.model import Report
+from ragstat.report.model import DECISION_KINDS, Report
 from ragstat.report.views import summary_table, tables
 
 __all__ = ["render_html"]
@@ -42,12 +42,18 @@ def render_html(report: Report) -> str:
         {"spec": spec, "svg": None if svg is None else Markup(svg)}  # our own matplotlib SVG
         for spec, svg in svg_figures(report)
     ]
+    decision = None
+    if report.kind in DECISION_KINDS:
+        from ragstat.report.gates import decision_table
+
+        decision = decision_table(report)
     template = _environment().get_template("report.html.j2")
     return template.render(
         report=report,
+        decision=decision,
         facts=header_facts(report),
         estimands=[ESTIMAND_LABELS.get(e, e) for e in report.estimands],
         summary=summary_table(report),
         figures=figures,
-        tables=tables(report),
+        tables=[] if decision else tables(report),
     )

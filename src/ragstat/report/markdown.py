@@ -6,7 +6,7 @@ import html
 import re
 
 from ragstat.report.fmt import ESTIMAND_LABELS
-from ragstat.report.model import Report
+from ragstat.report.model import DECISION_KINDS, Report
 from ragstat.report.views import Table, summary_table, tables
 
 __all__ = ["escape", "header_facts", "render_markdown"]
@@ -69,10 +69,40 @@ def _table(t: Table) -> list[str]:
     return lines
 
 
-def render_markdown(report: Report) -> str:
-    """The whole report as GitHub-flavoured Markdown."""
+def _figures(report: Report) -> list[str]:
     from ragstat.report.figures import figure_specs
 
+    lines = ["## Figures (drawn in report.html)", ""]
+    for spec in figure_specs(report):
+        text = spec.caption if spec.available else f"not available — {spec.note}"
+        lines.append(f"- **{spec.key} {escape(spec.title)}**: {escape(text)}")
+    return [*lines, ""]
+
+
+def _notes(report: Report) -> list[str]:
+    lines: list[str] = []
+    for title, items in (("Warnings", report.warnings), ("Notes", report.notes)):
+        if items:
+            lines += [f"## {title}", ""] + [f"- {escape(w)}" for w in items] + [""]
+    return lines
+
+
+def _decision_markdown(report: Report) -> str:
+    """A decision report (gates, filter rule): verdict, decision table, G1, notes."""
+    from ragstat.report.gates import decision_table
+
+    lines = [f"# {escape(report.title)}", ""]
+    lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
+    lines += ["", "## Verdict", ""] + [f"- **{escape(v)}**" for v in report.verdicts] + [""]
+    lines += _table(decision_table(report))
+    lines += _figures(report) + _notes(report)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_markdown(report: Report) -> str:
+    """The whole report as GitHub-flavoured Markdown."""
+    if report.kind in DECISION_KINDS:
+        return _decision_markdown(report)
     lines = [f"# {escape(report.title)}", ""]
     lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
     if report.verdicts:
@@ -84,14 +114,8 @@ def render_markdown(report: Report) -> str:
     lines += ["## What to report (document-level reporting checklist)", ""]
     for i, item in enumerate(report.checklist, 1):
         lines.append(f"{i}. **{escape(item.label)}**: {escape(item.text)}")
-    lines += ["", "## Figures (drawn in report.html)", ""]
-    for spec in figure_specs(report):
-        text = spec.caption if spec.available else f"not available — {spec.note}"
-        lines.append(f"- **{spec.key} {escape(spec.title)}**: {escape(text)}")
-    lines.append("")
+    lines += ["", *_figures(report)]
     for t in tables(report):
         lines += _table(t)
-    for title, items in (("Warnings", report.warnings), ("Notes", report.notes)):
-        if items:
-            lines += [f"## {title}", ""] + [f"- {escape(w)}" for w in items] + [""]
+    lines += _notes(report)
     return "\n".join(lines).rstrip() + "\n"

@@ -20,6 +20,7 @@ from ragstat.inference.results import Interval
 from ragstat.report.codec import from_dict, to_dict
 
 __all__ = [
+    "DECISION_KINDS",
     "KINDS",
     "SCHEMA_VERSION",
     "UNRECORDED",
@@ -29,6 +30,7 @@ __all__ = [
     "DocSummary",
     "EstimandBlock",
     "ExcludedDoc",
+    "GateRow",
     "PairedInfo",
     "RateHistogram",
     "Recommendation",
@@ -41,7 +43,9 @@ __all__ = [
 
 #: Version of the report JSON layout; bumped on any incompatible change.
 SCHEMA_VERSION = 1
-KINDS = ("study", "interval", "comparison", "simulation")
+KINDS = ("study", "interval", "comparison", "simulation", "gate", "filter-rule")
+#: Kinds that report decisions (gates, the filter rule): a verdict, a decision table, G1.
+DECISION_KINDS = ("gate", "filter-rule")
 #: The naive interval shown beside the honest one.
 NAIVE_METHOD = "wald_iid"
 #: ``Interval.reference`` of an interval read from a report.json that did not record it.
@@ -263,6 +267,35 @@ class ChecklistItem:
 
 
 @dataclass(frozen=True)
+class GateRow:
+    """One decision of a gate (or one condition of the filter rule): the interval at the
+    level that decided it and the bound it was compared with.
+
+    ``bound`` is the threshold (``at_least``, ``at_most``), −margin (non-inferiority),
+    min_delta (superiority) or −margin of ±margin (``equivalent``, with ``bound_upper`` =
+    +margin). ``lower``/``upper`` are None when there was no evidence (``reason`` says why).
+    ``outcome`` is pass, fail or inconclusive; ``condition`` the gate as a short formula.
+    """
+
+    name: str
+    kind: str
+    metric: str
+    estimand: str
+    outcome: str
+    condition: str
+    level: float
+    estimate: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    bound: float | None = None
+    bound_upper: float | None = None
+    blocking: bool = True
+    reason: str | None = None
+    evidence: str = ""
+    method: str | None = None
+
+
+@dataclass(frozen=True)
 class Report:
     """A report of one run; see the module docstring."""
 
@@ -298,6 +331,8 @@ class Report:
     #: Plain sentences that answer the question first (a comparison: who is better, by how
     #: much, is it real), one per estimand.
     verdicts: tuple[str, ...] = ()
+    #: Gate decisions (kind ``gate``) or filter-rule conditions (kind ``filter-rule``).
+    gates: tuple[GateRow, ...] = ()
     generator: str = "ragstat"
     schema_version: int = SCHEMA_VERSION
 

@@ -7,10 +7,18 @@ from collections import defaultdict
 import numpy as np
 
 from ragstat.errors import InputError
-from ragstat.report.figures import ACCENT, HONEST, NAIVE, OTHER, STRATA_MAX, plain
-from ragstat.report.model import CoverageRow, Report, StratumRow
+from ragstat.report.figures import (
+    ACCENT,
+    HONEST,
+    NAIVE,
+    OTHER,
+    OUTCOME_COLOURS,
+    STRATA_MAX,
+    plain,
+)
+from ragstat.report.model import CoverageRow, GateRow, Report, StratumRow
 
-__all__ = ["draw_t1", "draw_t2", "draw_t3", "draw_t4", "draw_t5", "draw_t6"]
+__all__ = ["draw_g1", "draw_t1", "draw_t2", "draw_t3", "draw_t4", "draw_t5", "draw_t6"]
 
 
 def _jitter(m: int, width: float = 0.25) -> np.ndarray:
@@ -244,3 +252,44 @@ def draw_t6(fig, report: Report) -> None:
     ax.set_ylim(min(min(found) * 1.3, -0.02), max(max(found) * 1.3, 0.1))
     ax.set_ylabel("autocorrelation of residuals")
     ax.legend(fontsize=7, frameon=False)
+
+
+def _g1_span(rows: tuple[GateRow, ...]) -> tuple[float, float]:
+    """The x range covering every interval, estimate and bound (with a margin)."""
+    xs = [
+        v
+        for r in rows
+        for v in (r.lower, r.upper, r.estimate, r.bound, r.bound_upper)
+        if v is not None and np.isfinite(v)
+    ]
+    lo, hi = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    pad = 0.08 * (hi - lo) if hi > lo else 0.05
+    return lo - pad, hi + pad
+
+
+def draw_g1(fig, report: Report) -> None:
+    """G1: one row per gate (or condition), its interval as a bar coloured by outcome, the
+    estimate as a dot and the bound as a black mark."""
+    rows = report.gates
+    fig.set_size_inches(8, min(1.3 + 0.45 * len(rows), 14))
+    ax = fig.subplots()
+    lo, hi = _g1_span(rows)
+    for y, r in enumerate(reversed(rows)):
+        colour = OUTCOME_COLOURS.get(r.outcome, OTHER)
+        if r.lower is not None and r.upper is not None:
+            ax.plot([r.lower, r.upper], [y, y], color=colour, linewidth=6, alpha=0.8,
+                    solid_capstyle="butt")  # fmt: skip
+        else:
+            ax.text(lo, y, " no interval (no evidence)", color=colour, ha="left", va="center")
+        if r.estimate is not None and np.isfinite(r.estimate):
+            ax.plot([r.estimate], [y], "o", color="white", markeredgecolor=colour, markersize=5)
+        marks = [b for b in (r.bound, r.bound_upper) if b is not None]
+        ax.plot(marks, [y] * len(marks), "|", color="#111111", markersize=16, mew=2)
+    labels = [plain(f"{r.name} — {r.outcome}") for r in reversed(rows)]
+    ax.set_yticks(range(len(rows)), labels)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("interval at the level that decided it; black mark: the bound")
+    for outcome, colour in OUTCOME_COLOURS.items():
+        ax.plot([], [], color=colour, linewidth=6, label=outcome)
+    fig.legend(loc="outside lower center", ncols=3, fontsize=7, frameon=False)

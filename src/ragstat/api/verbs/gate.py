@@ -37,6 +37,7 @@ and as its own family for the correction.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -122,7 +123,7 @@ def _gate_specs(data: Mapping[str, Any], inputs: Mapping[str, GateInput]) -> tup
     for i, table in enumerate(raw, 1):
         if not isinstance(table, Mapping):
             raise InputError(f"gates file: gate {i} is not a table")
-        spec = GateSpec.from_mapping({"input": default, **table}, f"gate {i}")
+        spec = GateSpec.from_mapping({"input": default, **table}, "gates file")
         spec.validate()
         specs.append(spec)
     names = [s.name for s in specs]
@@ -267,7 +268,6 @@ class _Decider:
         return Decision(outcome(spec, chosen.lower, chosen.upper), level, chosen)
 
     def _estimand(self, spec: GateSpec, level: float, ev: _Evidence) -> EstimandResult:
-        from ragstat.api.verbs.compare import compare
         from ragstat.api.verbs.interval import interval
 
         f = self.file
@@ -285,14 +285,16 @@ class _Decider:
         ev.unscored += unscored_b
         _nonempty(frame, where)
         _nonempty(base, where)
-        cols = ["query_id", "doc_id", metric]
-        result = compare(
-            frame[cols], base[cols], score=metric, on_missing="drop", level=level_,
-            estimands=est, seed=seed, bootstrap_reps=reps,
+        diff = _differences(frame, base, metric, where)
+        ev.pairs = len(diff)
+        # The paired interval on y_candidate − y_baseline per query (as `compare` computes
+        # it, without its sign-flip test, which a gate does not use); a difference has no
+        # bounded range, so the bounded methods never apply.
+        ev.report = interval(
+            diff, score="difference", level=level_, estimands=est, seed=seed,
+            bootstrap_reps=reps, score_range=(-math.inf, math.inf),
         )  # fmt: skip
-        ev.report = result.report
-        ev.pairs = None if result.pairing is None else result.pairing.matched
-        return result.report.estimands[spec.estimand]
+        return ev.report.estimands[spec.estimand]
 
 
 def _unscored_share(spec: GateSpec, ev: _Evidence) -> str | None:
@@ -305,6 +307,26 @@ def _unscored_share(spec: GateSpec, ev: _Evidence) -> str | None:
     return (
         f"{ev.unscored} row(s) without a score ({share:.1%}) exceed max_unscored "
         f"{spec.max_unscored:.1%}: missing evidence"
+    )
+
+
+def _differences(frame: pd.DataFrame, base: pd.DataFrame, metric: str, where: str) -> pd.DataFrame:
+    """Per query: candidate − baseline on the queries both inputs hold (a query must come
+    from the same document in both)."""
+    a = frame[["query_id", "doc_id", metric]].astype({"query_id": str})
+    b = base[["query_id", "doc_id", metric]].astype({"query_id": str})
+    both = a.merge(b, on="query_id", suffixes=("", "_b"))
+    if both.empty:
+        raise InputError(f"{where}: the candidate and the baseline share no query: no evidence")
+    moved = both["doc_id"].astype(str) != both["doc_id_b"].astype(str)
+    if moved.any():
+        raise InputError(
+            f"{where}: query {both.loc[moved, 'query_id'].iloc[0]!r} comes from different "
+            "documents in the candidate and the baseline"
+        )
+    diff = both[metric].astype(float) - both[f"{metric}_b"].astype(float)
+    return pd.DataFrame(
+        {"query_id": both["query_id"], "doc_id": both["doc_id"], "difference": diff}
     )
 
 
