@@ -18,6 +18,7 @@ def test_top_level_all_is_pinned():
             "aggregate_arrays",
             "aggregate_file",
             "aggregate_frame",
+            "agreement",
             "analyze",
             "compare",
             "evaluate",
@@ -26,9 +27,11 @@ def test_top_level_all_is_pinned():
             "generation",
             "ingestion",
             "interval",
+            "judge_bias",
             "latency",
             "ontology",
             "plan",
+            "ppi",
             "simulate",
             "study",
         ]
@@ -43,12 +46,16 @@ def test_api_all_is_pinned_and_names_the_functions_not_their_modules():
 
     assert sorted(ragstat.api.__all__) == sorted(
         [
+            "AgreementResult",
             "EvaluationReport",
             "FilterRuleResult",
             "GateReport",
             "ItemScores",
+            "JudgeBiasResult",
+            "PPIResult",
             "PlanResult",
             "StudyResult",
+            "agreement",
             "compare",
             "evaluate",
             "filter_rule",
@@ -56,9 +63,11 @@ def test_api_all_is_pinned_and_names_the_functions_not_their_modules():
             "generation",
             "ingestion",
             "interval",
+            "judge_bias",
             "latency",
             "ontology",
             "plan",
+            "ppi",
             "simulate",
             "study",
         ]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatError
 
 if TYPE_CHECKING:
+    from ragstat.api.verbs.agreement import agreement
     from ragstat.api.verbs.compare import compare
     from ragstat.api.verbs.evaluate import evaluate
     from ragstat.api.verbs.filter_rule import filter_rule
@@ -19,8 +20,10 @@ if TYPE_CHECKING:
     from ragstat.api.verbs.generation import generation
     from ragstat.api.verbs.ingestion import ingestion, latency
     from ragstat.api.verbs.interval import interval
+    from ragstat.api.verbs.judge_bias import judge_bias
     from ragstat.api.verbs.ontology import ontology
     from ragstat.api.verbs.plan import plan
+    from ragstat.api.verbs.ppi import ppi
     from ragstat.api.verbs.simulate import simulate
     from ragstat.api.verbs.study import study
     from ragstat.inference import Interval, IntervalReport, analyze
@@ -40,6 +43,7 @@ __all__ = [
     "aggregate_arrays",
     "aggregate_file",
     "aggregate_frame",
+    "agreement",
     "analyze",
     "compare",
     "evaluate",
@@ -48,14 +52,19 @@ __all__ = [
     "generation",
     "ingestion",
     "interval",
+    "judge_bias",
     "latency",
     "ontology",
     "plan",
+    "ppi",
     "simulate",
     "study",
 ]
 
 _LAZY = {
+    "agreement": "ragstat.api",
+    "judge_bias": "ragstat.api",
+    "ppi": "ragstat.api",
     "compare": "ragstat.api",
     "evaluate": "ragstat.api",
     "filter_rule": "ragstat.api",

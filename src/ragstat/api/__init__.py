@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ragstat.api.evaluation import EvaluationReport
     from ragstat.api.items import ItemScores
+    from ragstat.api.verbs.agreement import AgreementResult, agreement
     from ragstat.api.verbs.compare import compare
     from ragstat.api.verbs.evaluate import evaluate
     from ragstat.api.verbs.filter_rule import FilterRuleResult, filter_rule
@@ -22,19 +23,25 @@ if TYPE_CHECKING:
     from ragstat.api.verbs.generation import generation
     from ragstat.api.verbs.ingestion import ingestion, latency
     from ragstat.api.verbs.interval import interval
+    from ragstat.api.verbs.judge_bias import JudgeBiasResult, judge_bias
     from ragstat.api.verbs.ontology import ontology
     from ragstat.api.verbs.plan import PlanResult, plan
+    from ragstat.api.verbs.ppi import PPIResult, ppi
     from ragstat.api.verbs.simulate import simulate
     from ragstat.api.verbs.study import StudyResult, study
     from ragstat.decisions.gates import GateReport
 
 __all__ = [
+    "AgreementResult",
     "EvaluationReport",
     "FilterRuleResult",
     "GateReport",
     "ItemScores",
+    "JudgeBiasResult",
+    "PPIResult",
     "PlanResult",
     "StudyResult",
+    "agreement",
     "compare",
     "evaluate",
     "filter_rule",
@@ -42,14 +49,22 @@ __all__ = [
     "generation",
     "ingestion",
     "interval",
+    "judge_bias",
     "latency",
     "ontology",
     "plan",
+    "ppi",
     "simulate",
     "study",
 ]
 
 _HOME = {
+    "JudgeBiasResult": "ragstat.api.verbs.judge_bias",
+    "PPIResult": "ragstat.api.verbs.ppi",
+    "judge_bias": "ragstat.api.verbs.judge_bias",
+    "ppi": "ragstat.api.verbs.ppi",
+    "AgreementResult": "ragstat.api.verbs.agreement",
+    "agreement": "ragstat.api.verbs.agreement",
     "EvaluationReport": "ragstat.api.evaluation",
     "FilterRuleResult": "ragstat.api.verbs.filter_rule",
     "GateReport": "ragstat.decisions.gates",

@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from ragstat.cli import (
+    agreement,
     compare,
     evaluate,
     filter_rule,
@@ -19,8 +20,10 @@ from ragstat.cli import (
     generation,
     ingestion,
     interval,
+    judge_bias,
     ontology,
     plan,
+    ppi,
     report,
     simulate,
     study,
@@ -67,6 +70,9 @@ _VERBS: dict[str, Callable[..., Any]] = {
     "compare": compare.compare,
     "plan": plan.plan,
     "evaluate": evaluate.evaluate,
+    "agreement": agreement.agreement,
+    "judge-bias": judge_bias.judge_bias,
+    "ppi": ppi.ppi,
     "gate": gate.gate,
     "filter-rule": filter_rule.filter_rule,
     "generation": generation.generation,
