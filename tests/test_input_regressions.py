@@ -154,12 +154,12 @@ def test_latency_on_latin1_input_names_the_file_and_byte_offset(capsys, tmp_path
 
 def test_gzip_input_is_read_transparently_and_damaged_gzip_is_an_error(capsys, tmp_path):
     plain = _jsonl(tmp_path / "t.jsonl", _spans())
-    rc, expected, _ = cli(capsys, "latency", plain, "--json")
+    rc, expected, _ = cli(capsys, "latency", plain, "--json", "--seed", "0")
     assert rc == 0
     for name in ("t.jsonl.gz", "t2.jsonl"):  # by its magic bytes, whatever the suffix
         packed = tmp_path / name
         packed.write_bytes(gzip.compress(plain.read_bytes()))
-        rc, out, _ = cli(capsys, "latency", packed, "--json")
+        rc, out, _ = cli(capsys, "latency", packed, "--json", "--seed", "0")
         assert rc == 0 and json.loads(out)["scores"] == json.loads(expected)["scores"]
     damaged = tmp_path / "d.jsonl.gz"
     damaged.write_bytes(gzip.compress(plain.read_bytes())[:25])
