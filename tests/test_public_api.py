@@ -21,6 +21,7 @@ def test_top_level_all_is_pinned():
             "agreement",
             "analyze",
             "compare",
+            "coverage",
             "evaluate",
             "filter_rule",
             "gate",
@@ -33,6 +34,7 @@ def test_top_level_all_is_pinned():
             "plan",
             "ppi",
             "simulate",
+            "split",
             "study",
         ]
     )
@@ -47,6 +49,7 @@ def test_api_all_is_pinned_and_names_the_functions_not_their_modules():
     assert sorted(ragstat.api.__all__) == sorted(
         [
             "AgreementResult",
+            "CoverageMatrix",
             "EvaluationReport",
             "FilterRuleResult",
             "GateReport",
@@ -54,9 +57,11 @@ def test_api_all_is_pinned_and_names_the_functions_not_their_modules():
             "JudgeBiasResult",
             "PPIResult",
             "PlanResult",
+            "SplitResult",
             "StudyResult",
             "agreement",
             "compare",
+            "coverage",
             "evaluate",
             "filter_rule",
             "gate",
@@ -69,6 +74,7 @@ def test_api_all_is_pinned_and_names_the_functions_not_their_modules():
             "plan",
             "ppi",
             "simulate",
+            "split",
             "study",
         ]
     )

@@ -14,6 +14,7 @@ from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatE
 if TYPE_CHECKING:
     from ragstat.api.verbs.agreement import agreement
     from ragstat.api.verbs.compare import compare
+    from ragstat.api.verbs.coverage import coverage
     from ragstat.api.verbs.evaluate import evaluate
     from ragstat.api.verbs.filter_rule import filter_rule
     from ragstat.api.verbs.gate import gate
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from ragstat.api.verbs.plan import plan
     from ragstat.api.verbs.ppi import ppi
     from ragstat.api.verbs.simulate import simulate
+    from ragstat.api.verbs.split import split
     from ragstat.api.verbs.study import study
     from ragstat.inference import Interval, IntervalReport, analyze
     from ragstat.records import DocStats, aggregate_arrays, aggregate_file, aggregate_frame
@@ -46,6 +48,7 @@ __all__ = [
     "agreement",
     "analyze",
     "compare",
+    "coverage",
     "evaluate",
     "filter_rule",
     "gate",
@@ -58,6 +61,7 @@ __all__ = [
     "plan",
     "ppi",
     "simulate",
+    "split",
     "study",
 ]
 
@@ -65,7 +69,9 @@ _LAZY = {
     "agreement": "ragstat.api",
     "judge_bias": "ragstat.api",
     "ppi": "ragstat.api",
+    "split": "ragstat.api",
     "compare": "ragstat.api",
+    "coverage": "ragstat.api",
     "evaluate": "ragstat.api",
     "filter_rule": "ragstat.api",
     "gate": "ragstat.api",

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ragstat.api.items import ItemScores
     from ragstat.api.verbs.agreement import AgreementResult, agreement
     from ragstat.api.verbs.compare import compare
+    from ragstat.api.verbs.coverage import CoverageMatrix, coverage
     from ragstat.api.verbs.evaluate import evaluate
     from ragstat.api.verbs.filter_rule import FilterRuleResult, filter_rule
     from ragstat.api.verbs.gate import gate
@@ -28,11 +29,13 @@ if TYPE_CHECKING:
     from ragstat.api.verbs.plan import PlanResult, plan
     from ragstat.api.verbs.ppi import PPIResult, ppi
     from ragstat.api.verbs.simulate import simulate
+    from ragstat.api.verbs.split import SplitResult, split
     from ragstat.api.verbs.study import StudyResult, study
     from ragstat.decisions.gates import GateReport
 
 __all__ = [
     "AgreementResult",
+    "CoverageMatrix",
     "EvaluationReport",
     "FilterRuleResult",
     "GateReport",
@@ -40,9 +43,11 @@ __all__ = [
     "JudgeBiasResult",
     "PPIResult",
     "PlanResult",
+    "SplitResult",
     "StudyResult",
     "agreement",
     "compare",
+    "coverage",
     "evaluate",
     "filter_rule",
     "gate",
@@ -55,10 +60,15 @@ __all__ = [
     "plan",
     "ppi",
     "simulate",
+    "split",
     "study",
 ]
 
 _HOME = {
+    "CoverageMatrix": "ragstat.api.verbs.coverage",
+    "coverage": "ragstat.api.verbs.coverage",
+    "SplitResult": "ragstat.api.verbs.split",
+    "split": "ragstat.api.verbs.split",
     "JudgeBiasResult": "ragstat.api.verbs.judge_bias",
     "PPIResult": "ragstat.api.verbs.ppi",
     "judge_bias": "ragstat.api.verbs.judge_bias",

@@ -14,6 +14,7 @@ import typer
 from ragstat.cli import (
     agreement,
     compare,
+    coverage,
     evaluate,
     filter_rule,
     gate,
@@ -26,6 +27,7 @@ from ragstat.cli import (
     ppi,
     report,
     simulate,
+    split,
     study,
 )
 from ragstat.cli.runlog import set_argv
@@ -73,6 +75,8 @@ _VERBS: dict[str, Callable[..., Any]] = {
     "agreement": agreement.agreement,
     "judge-bias": judge_bias.judge_bias,
     "ppi": ppi.ppi,
+    "split": split.split,
+    "coverage": coverage.coverage,
     "gate": gate.gate,
     "filter-rule": filter_rule.filter_rule,
     "generation": generation.generation,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ragstat.api.verbs.compare import ComparisonRun, compare_run
+from ragstat.api.verbs.compare import ComparisonRun, compare_run, compare_two_sample
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, headline, recorded, write_json
 from ragstat.cli.verb import options_command, settings_of
@@ -22,6 +22,14 @@ QueryId = Annotated[str, typer.Option(help="Column that identifies a query in bo
 OnMissing = Annotated[
     str, typer.Option(help="Queries in one table only: error (default) or drop (counted)")
 ]
+CompareDesign = Annotated[
+    str,
+    typer.Option(
+        help="Sampling design: srs | stratified | two-stage | two-sample (independent arms of "
+        "units, --cluster = the unit; one table with an arm column or two tables)"
+    ),
+]
+Arm = Annotated[str, typer.Option(help="--design two-sample: the arm column of one table")]
 PermutationReps = Annotated[
     int, typer.Option(help="Monte Carlo sign flips when exact enumeration is too large")
 ]
@@ -37,6 +45,8 @@ class CompareOptions(o.AnalysisOptions, o.DesignOptions, o.OutputOptions):
     query_id: QueryId = "query_id"
     on_missing: OnMissing = "error"
     permutation_reps: PermutationReps = 9_999
+    design: CompareDesign = "srs"
+    arm: Arm = "arm"
 
 
 @options_command(CompareOptions)
@@ -47,6 +57,9 @@ def compare(a: CompareOptions) -> None:
     for A and B, or one table with a system column and --systems A,B. Fields, examples,
     output: docs/formats.md.
     """
+    if a.design == "two-sample":
+        _two_sample(a)
+        return
     methods, estimands = a.method_list(), a.estimand_list()
     inputs = {"a": a.a, "b": a.b, "population_file": a.population_file}
     source = f"{a.a}" + (f" vs {a.b}" if a.b else "")
@@ -76,6 +89,32 @@ def compare(a: CompareOptions) -> None:
         log.results = headline(result.to_dict())
         _write(log, run, source)
     o.emit(result, a.as_json, lambda: _render(result, source))
+
+
+def _two_sample(a: CompareOptions) -> None:
+    """Independent arms: CR2 on y ~ arm clustered by unit (no pairing of queries)."""
+    inputs = {"a": a.a, "b": a.b}
+    with recorded("compare", settings_of(a), inputs=inputs, out=a.out, force=a.force) as log:
+        result = compare_two_sample(
+            a.a, a.b, systems=a.systems, arm=a.arm, cluster=a.cluster, score=a.score, level=a.level
+        )
+        log.results = result.to_dict()
+        if log.out is not None:
+            log.wrote(write_json(log.out / "result.json", result.to_dict()))
+    o.emit(result, a.as_json, lambda: _render_two_sample(result.to_dict()))
+
+
+def _render_two_sample(d: dict) -> None:
+    from ragstat.cli.terminal import console
+
+    c = console()
+    (x, y), (ka, kb) = d["arms"], d["units"]
+    c.print(f"two-sample {x} − {y}: {ka} vs {kb} units ({d['rows'][0]:g} vs {d['rows'][1]:g} rows)")
+    c.print(
+        f"means {d['means'][0]:.4f} vs {d['means'][1]:.4f}; difference [bold]{d['estimate']:.4f}[/] "
+        f"[{d['lower']:.4f}, {d['upper']:.4f}] ({d['level']:.0%}); CR2 SE {d['se']:.4f}, "
+        f"Satterthwaite df {d['df']:.1f}, t = {d['t']:.3f}, p = {d['p']:.4g}"
+    )
 
 
 def _write(log: RunLog, run: ComparisonRun, source: str) -> None:

@@ -9,9 +9,13 @@ from typing import Annotated
 
 import typer
 
+from ragstat.api.verbs.plan import GoldenSet
 from ragstat.api.verbs.plan import plan as plan_documents
+from ragstat.api.verbs.plan import power as plan_power
 from ragstat.cli import options as o
 from ragstat.cli.verb import options_command
+from ragstat.errors import InputError
+from ragstat.inference.power import ABDesign
 
 HalfWidth = Annotated[
     float | None, typer.Option("--half-width", help="Target half-width h of the interval")
@@ -29,6 +33,22 @@ PlanEstimand = Annotated[str, typer.Option(help="macro or micro")]
 Power = Annotated[float, typer.Option(help="Power for the detectable difference")]
 PilotStrata = Annotated[str | None, typer.Option(help="Pilot stratum column for allocation")]
 Allocation = Annotated[str, typer.Option(help="proportional or neyman")]
+QueriesPerDoc = Annotated[
+    float | None, typer.Option(help="Golden-set sizing: queries per document m (DEFF)")
+]
+Icc = Annotated[float | None, typer.Option(help="Intra-cluster correlation ρ in [0, 1)")]
+Rate = Annotated[
+    float | None, typer.Option(help="A proportion p (σ² = p(1 − p)); with --ab the baseline rate")
+]
+Queries = Annotated[int | None, typer.Option(help="Golden-set sizing: evaluate n queries")]
+Ab = Annotated[bool, typer.Option("--ab", help="A/B power by randomisation unit")]
+Unit = Annotated[str, typer.Option(help="--ab: randomisation unit (user, session, query)")]
+Mde = Annotated[float | None, typer.Option(help="--ab: minimum detectable effect δ")]
+EventsPerUnit = Annotated[float | None, typer.Option(help="--ab: mean events per unit m̄")]
+EventsCv = Annotated[float | None, typer.Option(help="--ab: CV of events per unit")]
+Sided = Annotated[str, typer.Option(help="--ab: two-sided or one-sided")]
+Test = Annotated[str, typer.Option(help="--ab: z (normal) or t (noncentral t) power")]
+Traffic = Annotated[float | None, typer.Option(help="--ab: eligible units per day (duration)")]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,7 +69,43 @@ class PlanOptions:
     strata: PilotStrata = None
     population_file: o.PopulationFile = None
     allocation: Allocation = "proportional"
+    queries_per_doc: QueriesPerDoc = None
+    icc: Icc = None
+    rate: Rate = None
+    queries: Queries = None
+    ab: Ab = False
+    unit: Unit = "user"
+    mde: Mde = None
+    events_per_unit: EventsPerUnit = None
+    events_cv: EventsCv = None
+    sided: Sided = "two-sided"
+    test: Test = "z"
+    traffic: Traffic = None
     as_json: o.Json = False
+
+    def golden(self) -> GoldenSet | None:
+        """Golden-set sizing when any of its options is given."""
+        given = (self.queries_per_doc, self.icc, self.rate, self.queries)
+        if all(v is None for v in given):
+            return None
+        return GoldenSet(self.queries_per_doc, self.icc, self.rate, self.queries)
+
+    def design(self) -> ABDesign:
+        if self.mde is None:
+            raise InputError("--ab needs the minimum detectable effect --mde")
+        if self.sided not in ("two-sided", "one-sided"):
+            raise InputError(f"--sided must be two-sided or one-sided, got {self.sided!r}")
+        return ABDesign(
+            self.mde, self.unit, self.rate, self.sd, self.events_per_unit, self.events_cv,
+            self.icc, self.power, self.level, 2 if self.sided == "two-sided" else 1, self.test,
+            self.traffic,
+        )  # fmt: skip
+
+
+_PLAIN = {f.name for f in fields(PlanOptions)} - {
+    "queries_per_doc", "icc", "rate", "queries", "ab", "unit", "mde", "events_per_unit",
+    "events_cv", "sided", "test", "traffic", "as_json",
+}  # fmt: skip
 
 
 @options_command(PlanOptions)
@@ -59,12 +115,68 @@ def plan(a: PlanOptions) -> None:
     Pilot: a per-query table (doc_id, a score column; with --systems a system column);
     population file: stratum (or type) and M. Fields, examples, output: docs/formats.md.
     """
-    options = {f.name: getattr(a, f.name) for f in fields(a) if f.name != "as_json"}
-    result = plan_documents(**options)
+    if a.ab:
+        ab = plan_power(
+            a.design(), pilot=a.pilot, cluster=a.cluster, score=a.score, system=a.system
+        )
+        if a.as_json:
+            typer.echo(json.dumps(ab.to_dict(), ensure_ascii=False))
+        else:
+            _print_ab(ab.to_dict())
+        return
+    options = {name: getattr(a, name) for name in _PLAIN}
+    result = plan_documents(**options, golden=a.golden())
     if a.as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+    elif "sizing" in result.to_dict():
+        _print_sizing(result.to_dict())
     else:
         _print(result.to_dict())
+
+
+def _print_sizing(out: dict) -> None:
+    from ragstat.cli.terminal import console, literal
+
+    z, c = out["sizing"], console()
+    c.print(literal(f"query-level SD σ = {out['sd']:.4f} ({out['sd_source']})"))
+    if z["target"] is not None:
+        c.print(
+            f"half-width {z['target']:g}: [bold]{z['queries_independent']}[/] queries if "
+            f"independent; [bold]{z['queries']}[/] queries from [bold]{z['documents']}[/] "
+            f"documents at m = {z['queries_per_doc']:g}, ICC {z['icc']:g} (DEFF {z['deff']:.3f})"
+        )
+    c.print(
+        literal(
+            f"{z['queries']} queries from {z['documents']} documents: ±{100 * z['half_width_independent']:.1f}"
+            f" points assuming independence; ±{100 * z['half_width']:.1f} with "
+            f"{z['queries_per_doc']:g} queries per document at ICC {z['icc']:g}"
+        )
+    )
+    _assumptions_out(out["assumptions"])
+
+
+def _print_ab(out: dict) -> None:
+    from ragstat.cli.terminal import console, literal
+
+    c = console()
+    c.print(literal(f"σ = {out['sd']:.4f} ({out['source']}); DEFF = {out['deff']:.4f}"))
+    c.print(
+        f"[bold]{out['units_per_arm']}[/] {out['unit']}s per arm (formula "
+        f"{out['units_formula']:.1f}; power {out['achieved_power']:.3f}) to detect "
+        f"δ = {out['delta']:g} at level {out['level']:g}, {out['sided']}-sided {out['test']} test"
+    )
+    if out["days"] is not None:
+        c.print(f"at {out['units_per_day']:g} {out['unit']}s per day: {out['days']} days")
+    _assumptions_out(out["assumptions"])
+
+
+def _assumptions_out(items: list[str]) -> None:
+    from ragstat.cli.terminal import console, literal
+
+    c = console()
+    c.print("assumptions:")
+    for a in items:
+        c.print(literal(f"  - {a}"))
 
 
 def _print(out: dict) -> None:

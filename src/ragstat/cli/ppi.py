@@ -45,7 +45,14 @@ PPIDesign = Annotated[
         "documents' items) or disjoint_documents",
     ),
 ]
-Dist = Annotated[str, typer.Option(help="t (CR1, default) or normal (CR0, as ppi_py)")]
+Dist = Annotated[str, typer.Option(help="t (default) or normal (CR0, as ppi_py)")]
+Method = Annotated[
+    str,
+    typer.Option(
+        help="auto (the document jackknife, λ re-tuned, for same_documents with t; else "
+        "CR1), jackknife or cr1"
+    ),
+]
 TargetHalfWidth = Annotated[
     float | None,
     typer.Option("--target-half-width", help="Labels needed for this half-width"),
@@ -63,6 +70,7 @@ class PPIOptions(o.OutputOptions):
     lam: Lambda = "auto"
     design: PPIDesign = "same_documents"
     dist: Dist = "t"
+    method: Method = "auto"
     level: o.Level = 0.95
     target_half_width: TargetHalfWidth = None
 
@@ -102,7 +110,7 @@ def ppi(a: PPIOptions) -> None:
         result = run_ppi(
             a.table, judge=a.judge, human=a.human, cluster=a.cluster, system=a.system,
             systems=pair, lam=lam, design=a.design, level=a.level,
-            target_half_width=a.target_half_width, dist=a.dist,
+            target_half_width=a.target_half_width, dist=a.dist, method=a.method,
         )  # fmt: skip
         log.results = _headline(result)
         if log.out is not None:

@@ -13,9 +13,29 @@ ARES) treats items as independent; here each document d contributes one influenc
     u_d = Σ_{i∈d, U} λ (f_i − f̄_U) / N  +  Σ_{j∈d, L} ((y_j − λ f_j) − r̄) / n,
     r̄ = ȳ_L − λ f̄_L,
 
-and V = c Σ_d u_d² with c = K/(K − 1) (CR1) for the t interval on K − 1 df, c = 1 (CR0)
-with the normal quantile for ``dist="normal"`` — the large-sample interval ppi_py's
-``ppi_mean_ci`` computes, which this equals for one item per document.
+and V = c Σ_d u_d² with c = K/(K − 1) (CR1, ``method="cr1"``) for the t interval on K − 1
+df, c = 1 (CR0) with the normal quantile for ``dist="normal"`` — the large-sample interval
+ppi_py's ``ppi_mean_ci`` computes, which this equals for one item per document.
+
+The default t interval of ``same_documents`` (``method="jackknife"``) is the delete-one-
+document jackknife of the whole estimator, λ̂ re-tuned on every replicate:
+
+    V_JK = (K − 1)/K Σ_d (θ̂_(−d) − θ̄_(·))²,   t interval on K − 1 df,
+
+computed in O(K) from the 5×5 cross-products of the centred document totals. CR1 ignores
+that λ̂ is tuned on the same documents (and the ratio means' leverage) and undercovers
+with few documents. Coverage (%) of the 95 % interval on the slow test's census (3,000
+documents of 1 + Poisson(5) items, pass rate Beta(2, 2), document-level judge error, 30 %
+of items labelled, auto λ), 5 seeds × 2,000 samples (MC SE 0.49 per seed, 0.22 pooled):
+
+    K = 20: jackknife 94.7–95.8 (mean 95.3), CR1 92.8–93.9 (93.3),
+            CR2 + Bell–McCaffrey df 93.4–94.7 (94.0), document bootstrap-t 96.0–97.2 (96.4)
+    K = 50: jackknife 94.6–95.9 (95.3), CR1 93.5–95.2 (94.3), CR2 + BM 93.8–95.3 (94.5),
+            bootstrap-t 95.3–96.5 (95.8)
+
+(CR2: u_d = λ a_U,d/√(1 − m_U,d/N) + (λ a_L,d + b_d)/√(1 − m_L,d/n), the stacked two-mean
+regression's bias-reduced variance.) The jackknife is 11 % wider than CR1 at K = 20, 5 %
+at K = 50.
 
 Designs:
 
@@ -48,6 +68,7 @@ from ragstat.errors import DesignError, InputError
 __all__ = [
     "DESIGNS",
     "DISTS",
+    "METHODS",
     "JudgeOnly",
     "PPIAnalysis",
     "PPIMean",
@@ -58,13 +79,14 @@ __all__ = [
 
 DESIGNS = ("same_documents", "disjoint_documents")
 DISTS = ("t", "normal")
+METHODS = ("auto", "jackknife", "cr1")
 Lam = float | Literal["auto"]
 ONE_DOCUMENT = "the interval cannot be computed: the labelled items come from one document"
 
 
 @dataclass(frozen=True)
 class PPIMean:
-    """One PPI interval: θ̂_λ, its clustered SE, df (None for the normal interval) and λ."""
+    """One PPI interval: θ̂_λ, its SE (``method``: jackknife, cr1 or cr0), df, λ."""
 
     estimate: float
     se: float
@@ -81,6 +103,7 @@ class PPIMean:
     design: str
     dist: str
     level: float
+    method: str
 
     @property
     def quantile(self) -> float:
@@ -194,13 +217,21 @@ def _resolve_lam(lam: Lam, auto: float) -> tuple[float, bool]:
     return float(lam), False
 
 
-def _check(design: str, dist: str, level: float) -> None:
+def _check(design: str, dist: str, level: float, method: str) -> str:
+    """Validate; the variance method "auto" resolves to (jackknife | cr1 | cr0)."""
+    if method not in METHODS:
+        raise InputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    if method == "jackknife" and design != "same_documents":
+        raise InputError("method jackknife is for design same_documents; use cr1")
     if design not in DESIGNS:
         raise InputError(f"design: expected one of {', '.join(DESIGNS)}, got {design!r}")
     if dist not in DISTS:
         raise InputError(f"dist: expected one of {', '.join(DISTS)}, got {dist!r}")
     if not 0 < level < 1:
         raise InputError(f"level must be in (0, 1), got {level}")
+    if method == "auto":
+        method = "jackknife" if design == "same_documents" and dist == "t" else "cr1"
+    return "cr0" if method == "cr1" and dist == "normal" else method
 
 
 def _variance(
@@ -232,7 +263,49 @@ def _variance(
     return v_l + v_u, v_u, (float(df) if np.isfinite(df) else k_l - 1.0)
 
 
-def _fit(d: _Data, lam: Lam, design: str, dist: str, level: float) -> PPIMean:
+def _leave_one_out(d: _Data, lam: float | None) -> np.ndarray:
+    """θ̂_(−d) − ȳ_L for every document d, λ re-tuned (clipped) when ``lam`` is None.
+
+    p_d = (X_U, m_U, X_L, m_L, X_Y)_d, the totals centred at the full sample's means
+    (X_U = F_U − f̄_U m_U, …). Without d the means move by δ_d = X_d / (N − m_d); the
+    leave-one-out a_e, b_e are linear in p_e (coefficients α_d, β_d), so Σ_{e≠d} a_e b_e =
+    α_dᵀ (G − p_d p_dᵀ) β_d with G = Σ_e p_e p_eᵀ: O(K) for all K replicates.
+    """
+    U, L = ~d.lab, d.lab
+    m_u = np.bincount(d.codes[U], minlength=d.K).astype(np.float64)
+    m_l = np.bincount(d.codes[L], minlength=d.K).astype(np.float64)
+    P = np.column_stack([_sums(d, U, d.f[U] - d.f[U].mean()), m_u, _sums(d, L, d.f[L] -
+                         d.f[L].mean()), m_l, _sums(d, L, d.y[L] - d.y[L].mean())])  # fmt: skip
+    N_d, n_d = m_u.sum() - m_u, m_l.sum() - m_l
+    if np.any(N_d <= 0) and lam != 0:
+        raise DesignError("the jackknife interval cannot be computed: the unlabelled items "
+                          "come from one document (method cr1 gives the CR1 interval)")  # fmt: skip
+    N_d = np.where(N_d > 0, N_d, 1.0)
+    d_u, d_l, d_y = P[:, 0] / N_d, P[:, 2] / n_d, P[:, 4] / n_d  # full mean − mean without d
+    if lam is None:
+        zero = np.zeros(d.K)
+        alpha = np.column_stack([1 / N_d, d_u / N_d, -1 / n_d, -d_l / n_d, zero])
+        beta = np.column_stack([zero, zero, zero, d_y / n_d, 1 / n_d])
+        G = P.T @ P
+        ap, bp = np.sum(alpha * P, axis=1), np.sum(beta * P, axis=1)
+        s_aa = np.einsum("dk,kl,dl->d", alpha, G, alpha) - ap * ap
+        s_ab = np.einsum("dk,kl,dl->d", alpha, G, beta) - ap * bp
+        ok = s_aa > 0
+        lams = np.where(ok, np.clip(-s_ab / np.where(ok, s_aa, 1.0), 0.0, 1.0), 0.0)
+    else:
+        lams = np.full(d.K, lam)
+    gap = float(d.f[~d.lab].mean() - d.f[d.lab].mean())
+    return lams * (gap - d_u + d_l) - d_y
+
+
+def _jackknife(d: _Data, lam: float | None, v_cr: float, vu_cr: float) -> tuple[float, float]:
+    """(V_JK, its judge-scored part): (K − 1)/K Σ_d (θ̂_(−d) − θ̄_(·))², split as CR1 is."""
+    loo = _leave_one_out(d, lam)
+    V = (d.K - 1) / d.K * float(np.sum((loo - loo.mean()) ** 2))
+    return V, (V * vu_cr / v_cr if v_cr > 0 else 0.0)
+
+
+def _fit(d: _Data, lam: Lam, design: str, dist: str, level: float, method: str) -> PPIMean:
     parts = _same_parts(d)
     a_u, a_l, b = parts
     auto = _auto_same(a_u + a_l, b) if design == "same_documents" else _auto_disjoint(d, a_l, b)
@@ -240,12 +313,15 @@ def _fit(d: _Data, lam: Lam, design: str, dist: str, level: float) -> PPIMean:
     U, L = ~d.lab, d.lab
     est = lam_v * float(d.f[U].mean()) + float(d.y[L].mean()) - lam_v * float(d.f[L].mean())
     V, v_u, df = _variance(d, design, dist, lam_v, parts)
+    if method == "jackknife":
+        V, v_u = _jackknife(d, None if is_auto else lam_v, V, v_u)
     se = math.sqrt(max(V, 0.0))
     q = _quantile(level, df)
     return PPIMean(
         estimate=est, se=se, lower=est - q * se, upper=est + q * se, df=df, lam=lam_v,
         lam_auto=is_auto, var_unlabelled=v_u, n_labelled=int(L.sum()), n_unlabelled=int(U.sum()),
         K=d.K, K_labelled=int(np.unique(d.codes[L]).size), design=design, dist=dist, level=level,
+        method=method,
     )  # fmt: skip
 
 
@@ -258,14 +334,17 @@ def ppi_mean(
     design: str = "same_documents",
     level: float = 0.95,
     dist: str = "t",
+    method: str = "auto",
 ) -> PPIMean:
     """The clustered PPI(++) interval for the mean of y (module docstring for the formulas).
 
     ``f``: the judge's score on every item; ``y``: the human label, NaN where unlabelled;
-    ``cluster``: the document of each item; ``lam``: "auto" (PPI++), 0, 1 or a number.
+    ``cluster``: the document of each item; ``lam``: "auto" (PPI++), 0, 1 or a number;
+    ``method``: "auto" (the jackknife for ``same_documents`` with the t interval, else CR1 —
+    CR0 for the normal one), "jackknife" or "cr1".
     """
-    _check(design, dist, level)
-    return _fit(_prepare(f, y, cluster), lam, design, dist, level)
+    m = _check(design, dist, level, method)
+    return _fit(_prepare(f, y, cluster), lam, design, dist, level, m)
 
 
 def _judge_only(d: _Data, dist: str, level: float) -> JudgeOnly:
@@ -305,16 +384,17 @@ def ppi_analysis(
     level: float = 0.95,
     dist: str = "t",
     target_half_width: float | None = None,
+    method: str = "auto",
 ) -> PPIAnalysis:
     """PPI beside the human-only interval (λ = 0, same design) and the judge-only mean.
 
     Effective labels: n · V_human-only / V_PPI — how many human labels, used alone, give
     the PPI interval's variance.
     """
-    _check(design, dist, level)
+    m = _check(design, dist, level, method)
     d = _prepare(f, y, cluster)
-    fit = _fit(d, lam, design, dist, level)
-    human = _fit(d, 0.0, design, dist, level)
+    fit = _fit(d, lam, design, dist, level, m)
+    human = _fit(d, 0.0, design, dist, level, m)
     eff = fit.n_labelled * human.se**2 / fit.se**2 if fit.se > 0 else math.inf
     needed = None if target_half_width is None else labels_for_half_width(fit, target_half_width)
     return PPIAnalysis(fit, human, _judge_only(d, dist, level), eff, needed, target_half_width)

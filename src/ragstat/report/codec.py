@@ -13,17 +13,30 @@ import math
 import types
 import typing
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from ragstat.errors import InputError
 
-__all__ = ["from_dict", "to_dict"]
+__all__ = ["OMIT_EMPTY", "from_dict", "to_dict"]
+
+#: Field metadata: leave the field out of ``to_dict`` while it is empty (None, (), {}), so a
+#: field added later does not change the JSON of objects that do not use it.
+OMIT_EMPTY = MappingProxyType({"omit_empty": True})
+
+
+def _omitted(f: dataclasses.Field, value: object) -> bool:
+    return bool(f.metadata.get("omit_empty")) and (value is None or value == () or value == {})
 
 
 def to_dict(obj: object) -> Any:
     """A dataclass (recursively) as plain dicts, lists, numbers and strings; NaN → None."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {
+            f.name: to_dict(getattr(obj, f.name))
+            for f in dataclasses.fields(obj)
+            if not _omitted(f, getattr(obj, f.name))
+        }
     if isinstance(obj, (tuple, list)):
         return [to_dict(v) for v in obj]
     if isinstance(obj, dict):

@@ -17,9 +17,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragstat.errors import BackendUnavailable
+from ragstat.report.matrix import MATRIX_KIND
 from ragstat.report.model import DECISION_KINDS, Report
 
-__all__ = ["DECISION_FIGURES", "FIGURES", "FigureSpec", "figure_specs", "render_svg", "svg_figures"]
+__all__ = [
+    "DECISION_FIGURES",
+    "FIGURES",
+    "MATRIX_FIGURES",
+    "FigureSpec",
+    "figure_specs",
+    "render_svg",
+    "svg_figures",
+]
 
 HONEST, NAIVE, OTHER, ACCENT = "#1f77b4", "#d62728", "#8c8c8c", "#2ca02c"
 _RC = {
@@ -176,10 +185,31 @@ def _decision_spec(report: Report) -> FigureSpec:
     return FigureSpec("G1", title, caption, True)
 
 
+#: The figure of a coverage-matrix report.
+MATRIX_FIGURES = {"M1": "Documents per cell"}
+
+
+def _matrix_spec(report: Report) -> FigureSpec:
+    """M1: documents per cell as a heat map (small multiples beyond two dimensions)."""
+    title = MATRIX_FIGURES["M1"]
+    if not report.matrix:
+        return FigureSpec("M1", title, "", False, "the matrix has no cells")
+    dims = report.dims
+    caption = "Documents (and queries) per cell; grey: empty cell."
+    if len(dims) > 2:
+        caption += (
+            f" One panel per combination of {', '.join(dims[2:])} (at most 12 are drawn; "
+            "the table lists every cell)."
+        )
+    return FigureSpec("M1", title, caption, True)
+
+
 def figure_specs(report: Report) -> tuple[FigureSpec, ...]:
     """T1–T6 for ``report`` (G1 for a decision report): drawn, or skipped with the reason."""
     if report.kind in DECISION_KINDS:
         return (_decision_spec(report),)
+    if report.kind == MATRIX_KIND:
+        return (_matrix_spec(report),)
     out = []
     for key, title in FIGURES.items():
         why = _why(key, report)

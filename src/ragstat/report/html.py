@@ -12,6 +12,7 @@ from functools import cache
 
 from ragstat.report.fmt import ESTIMAND_LABELS
 from ragstat.report.markdown import header_facts
+from ragstat.report.matrix import MATRIX_KIND
 from ragstat.report.model import DECISION_KINDS, Report
 from ragstat.report.views import summary_table, tables
 
@@ -47,6 +48,10 @@ def render_html(report: Report) -> str:
         from ragstat.report.gates import decision_table
 
         decision = decision_table(report)
+    if report.kind == MATRIX_KIND:  # the matrix takes the decision table's place
+        from ragstat.report.coverage_matrix import matrix_table
+
+        decision = matrix_table(report)
     template = _environment().get_template("report.html.j2")
     return template.render(
         report=report,

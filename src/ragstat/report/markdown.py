@@ -6,6 +6,7 @@ import html
 import re
 
 from ragstat.report.fmt import ESTIMAND_LABELS
+from ragstat.report.matrix import MATRIX_KIND
 from ragstat.report.model import DECISION_KINDS, Report
 from ragstat.report.views import Table, summary_table, tables
 
@@ -99,10 +100,24 @@ def _decision_markdown(report: Report) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _matrix_markdown(report: Report) -> str:
+    """A coverage-matrix report: summary lines, the matrix table, M1, notes."""
+    from ragstat.report.coverage_matrix import matrix_table
+
+    lines = [f"# {escape(report.title)}", ""]
+    lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
+    lines += ["", "## Verdict", ""] + [f"- **{escape(v)}**" for v in report.verdicts] + [""]
+    lines += _table(matrix_table(report))
+    lines += _figures(report) + _notes(report)
+    return "\n".join(lines).rstrip() + "\n"
+
+
 def render_markdown(report: Report) -> str:
     """The whole report as GitHub-flavoured Markdown."""
     if report.kind in DECISION_KINDS:
         return _decision_markdown(report)
+    if report.kind == MATRIX_KIND:
+        return _matrix_markdown(report)
     lines = [f"# {escape(report.title)}", ""]
     lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
     if report.verdicts:

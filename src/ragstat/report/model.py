@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from ragstat.errors import InputError
 from ragstat.inference.results import Interval
-from ragstat.report.codec import from_dict, to_dict
+from ragstat.report.codec import OMIT_EMPTY, from_dict, to_dict
+from ragstat.report.matrix import MATRIX_KIND, MatrixCell
 
 __all__ = [
     "DECISION_KINDS",
@@ -31,6 +32,7 @@ __all__ = [
     "EstimandBlock",
     "ExcludedDoc",
     "GateRow",
+    "MatrixCell",
     "PairedInfo",
     "RateHistogram",
     "Recommendation",
@@ -43,7 +45,7 @@ __all__ = [
 
 #: Version of the report JSON layout; bumped on any incompatible change.
 SCHEMA_VERSION = 1
-KINDS = ("study", "interval", "comparison", "simulation", "gate", "filter-rule")
+KINDS = ("study", "interval", "comparison", "simulation", "gate", "filter-rule", MATRIX_KIND)
 #: Kinds that report decisions (gates, the filter rule): a verdict, a decision table, G1.
 DECISION_KINDS = ("gate", "filter-rule")
 #: The naive interval shown beside the honest one.
@@ -333,6 +335,11 @@ class Report:
     verdicts: tuple[str, ...] = ()
     #: Gate decisions (kind ``gate``) or filter-rule conditions (kind ``filter-rule``).
     gates: tuple[GateRow, ...] = ()
+    #: The coverage matrix (kind ``coverage-matrix``): its dimensions, one row per cell and
+    #: the target half-width of its documents-needed column (left out of the JSON if unused).
+    dims: tuple[str, ...] = field(default=(), metadata=OMIT_EMPTY)
+    matrix: tuple[MatrixCell, ...] = field(default=(), metadata=OMIT_EMPTY)
+    target_half_width: float | None = field(default=None, metadata=OMIT_EMPTY)
     generator: str = "ragstat"
     schema_version: int = SCHEMA_VERSION
 

@@ -7,6 +7,7 @@ from collections import defaultdict
 import numpy as np
 
 from ragstat.errors import InputError
+from ragstat.report.coverage_matrix import draw_m1
 from ragstat.report.figures import (
     ACCENT,
     HONEST,
@@ -18,7 +19,7 @@ from ragstat.report.figures import (
 )
 from ragstat.report.model import CoverageRow, GateRow, Report, StratumRow
 
-__all__ = ["draw_g1", "draw_t1", "draw_t2", "draw_t3", "draw_t4", "draw_t5", "draw_t6"]
+__all__ = ["draw_g1", "draw_m1", "draw_t1", "draw_t2", "draw_t3", "draw_t4", "draw_t5", "draw_t6"]
 
 
 def _jitter(m: int, width: float = 0.25) -> np.ndarray:

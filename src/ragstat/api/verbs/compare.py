@@ -7,6 +7,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from ragstat.api.columns import read_schema, resolve_column, resolve_score
 from ragstat.api.data import Data, as_path, label_of
@@ -15,10 +16,11 @@ from ragstat.errors import InputError
 from ragstat.inference import DEFAULT_REPS
 from ragstat.inference.paired import ComparisonReport
 from ragstat.inference.paired import compare as compare_systems
+from ragstat.inference.two_sample import TwoSampleResult, two_sample
 from ragstat.inference.weighted import WEIGHTED_DEFAULT
 from ragstat.records import ON_MISSING, DocStats, PairedTable, pair_files
 
-__all__ = ["ComparisonRun", "compare", "compare_run", "parse_systems"]
+__all__ = ["ComparisonRun", "compare", "compare_run", "compare_two_sample", "parse_systems"]
 
 
 @dataclass(frozen=True)
@@ -60,16 +62,87 @@ def compare(
     design: str = "srs",
     strata: str | None = None,
     population_file: PopulationCounts | None = None,
-) -> ComparisonReport:
+) -> ComparisonReport | TwoSampleResult:
     """Intervals for the per-query difference A − B, clustered by document, and a
-    document-level sign-flip test.
+    document-level sign-flip test; ``design="two-sample"``: two independent arms of units
+    (``cluster`` = the unit), see :func:`compare_two_sample`.
 
     Either two per-query tables ``a`` and ``b`` (paths, DataFrames or pyarrow Tables)
     aligned on ``query_id``, or one table ``a`` with a system column and
     ``systems=("A", "B")``. ``on_missing="drop"`` drops queries found in one table only
     (counted in the result); the default is an error naming them.
     """
+    if design == "two-sample":
+        return compare_two_sample(a, b, systems=systems, cluster=cluster, score=score, level=level)
     return compare_run(**locals()).result
+
+
+def _frame(data: Data, name: str, cluster: str, score: str | None) -> tuple[Any, str, str]:
+    """A table as a DataFrame with its unit and score columns resolved."""
+    from ragstat.api.gate_inputs import read_table
+
+    with as_path(data, name) as path:
+        where = label_of(data, name)
+        schema = read_schema(path)
+        names = [n for n, _ in schema]
+        unit = resolve_column(names, cluster, "--cluster", where)
+        frame = read_table(path)
+        return frame, unit, resolve_score(schema, score, where)
+
+
+def _per_unit(frame: Any, unit: str, score: str, arm: str) -> tuple[Any, Any, set[str]]:
+    if frame[unit].isna().any() or frame[score].isna().any():
+        raise InputError(f"arm {arm!r}: missing unit or score values")
+    g = frame.groupby(frame[unit].astype(str), sort=True)[score]
+    return g.size().to_numpy(float), g.sum().to_numpy(float), set(g.size().index)
+
+
+def compare_two_sample(
+    a: Data,
+    b: Data | None = None,
+    *,
+    systems: str | Sequence[str] | None = None,
+    arm: str = "arm",
+    cluster: str = "doc_id",
+    score: str | None = None,
+    level: float = 0.95,
+) -> TwoSampleResult:
+    """A − B for two independent arms of units (CR2 on ``y ~ arm`` clustered by unit,
+    Satterthwaite df): one table with an ``arm`` column (arms ``systems`` "A,B", else its
+    two values in sorted order) or two tables ``a`` and ``b``; no unit may be in both."""
+    fa, unit, score_a = _frame(a, "a", cluster, score)
+    names: tuple[str, ...]
+    if b is not None:
+        fb, unit_b, score_b = _frame(b, "b", cluster, score)
+        names = _arm_names(a, b, parse_systems(systems))
+        parts = [(fa, unit, score_a), (fb, unit_b, score_b)]
+    else:
+        if arm not in fa.columns:
+            raise InputError(f"two-sample with one table needs an {arm!r} column (or give B)")
+        pair = parse_systems(systems)
+        values = sorted(fa[arm].dropna().astype(str).unique())
+        names = pair if pair is not None else tuple(values)
+        if len(names) != 2 or not set(names) <= set(values):
+            raise InputError(f"the {arm!r} column has arms {values}; name two with --systems A,B")
+        parts = [(fa[fa[arm].astype(str) == x], unit, score_a) for x in names]
+    (n_a, s_a, u_a), (n_b, s_b, u_b) = (
+        _per_unit(f, u, s, x) for (f, u, s), x in zip(parts, names, strict=True)
+    )
+    shared = sorted(u_a & u_b)
+    if shared:
+        raise InputError(
+            f"{len(shared)} unit(s) in both arms (e.g. {shared[0]!r}): a two-sample design needs "
+            "units nested in arms; the same units in both arms is the paired design"
+        )
+    return two_sample(n_a, s_a, n_b, s_b, level=level, arms=(names[0], names[1]))
+
+
+def _arm_names(a: Data, b: Data, pair: tuple[str, str] | None) -> tuple[str, str]:
+    if pair is not None:
+        return pair
+    if isinstance(a, (str, Path)) and isinstance(b, (str, Path)):
+        return Path(a).stem, Path(b).stem
+    return "A", "B"
 
 
 def compare_run(

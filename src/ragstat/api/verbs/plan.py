@@ -7,11 +7,14 @@ h(K) ≤ h. The minimum detectable paired difference is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from scipy import stats as sps
 
 from ragstat.api.columns import read_schema, resolve_column, resolve_score
 from ragstat.api.data import Data, as_path, label_of
@@ -28,10 +31,34 @@ from ragstat.inference.planning import (
     plan_documents,
     stratum_sd,
 )
+from ragstat.inference.power import (
+    ABDesign,
+    PowerResult,
+    Sizing,
+    ab_assumptions,
+    ab_units,
+    golden_set,
+    pilot_icc,
+    rate_sd,
+    sizing_assumptions,
+)
 from ragstat.records import DocStats, aggregate_file, pair_files, read_population_counts
 from ragstat.tidy import Tidy, plain
 
-__all__ = ["Allocation", "PlanResult", "plan"]
+__all__ = ["ABDesign", "Allocation", "GoldenSet", "PlanResult", "plan", "power"]
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    """Golden-set sizing in queries from documents: ``queries_per_doc`` m, ``icc`` ρ (both
+    estimated from the pilot when not given), a proportion ``rate`` p (σ² = p(1 − p)) or the
+    plan's ``sd`` as the query-level SD; ``queries`` n to evaluate (or the plan's
+    ``documents`` K: n = K·m, or its ``half_width_target``: the inverse)."""
+
+    queries_per_doc: float | None = None
+    icc: float | None = None
+    rate: float | None = None
+    queries: int | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +89,7 @@ class PlanResult(Tidy):
     achieved_half_width: float | None = None
     allocation: Allocation | None = None
     assumptions: tuple[str, ...] = field(default_factory=tuple)
+    sizing: Sizing | None = None
 
     headline_columns = ("estimand", "documents", "half_width", "minimum_detectable_difference")
 
@@ -83,13 +111,26 @@ class PlanResult(Tidy):
         out["minimum_detectable_difference"] = self.minimum_detectable_difference
         if self.allocation is not None:
             out["allocation"] = self.allocation.to_dict()
+        if self.sizing is not None:
+            out["sizing"] = self.sizing.to_dict()
         out["assumptions"] = list(self.assumptions)
         return out
 
     def rows(self) -> list[dict[str, Any]]:
         h = self.plan.achieved if self.plan is not None else self.achieved_half_width
+        extra: dict[str, Any] = {}
+        if self.sizing is not None:
+            z = self.sizing
+            extra = {
+                "queries": z.queries,
+                "queries_per_doc": z.queries_per_doc,
+                "icc": z.icc,
+                "deff": z.deff,
+                "half_width_independent": z.half_width_independent,
+            }
         return [
-            {
+            extra
+            | {
                 "estimand": self.estimand,
                 "level": self.level,
                 "sd": plain(self.sd),
@@ -119,6 +160,10 @@ def _check(
         raise InputError("give the between-document SD with exactly one of --sd or --pilot")
     if allocation not in ALLOCATIONS:
         raise InputError(f"--allocation must be one of {', '.join(ALLOCATIONS)}")
+
+
+def _pilot_source(pilot: Data, stats: DocStats) -> str:
+    return f"pilot {label_of(pilot, 'pilot')}: K = {stats.K} documents, N = {stats.N:g} queries"
 
 
 def _pilot(
@@ -163,21 +208,23 @@ def plan(
     strata: str | None = None,
     population_file: PopulationCounts | None = None,
     allocation: str = "proportional",
+    golden: GoldenSet | None = None,
 ) -> PlanResult:
     """Documents needed for a target half-width (``half_width_target``), or the half-width
     a given number of ``documents`` achieves, with the minimum detectable difference.
 
     S is given (``sd``) or estimated from a ``pilot`` (one ``system``'s rows; two systems:
-    ``pilot_b`` or ``systems``); ``population_file`` (path or {stratum: M}) splits K.
-    """
+    ``pilot_b`` or ``systems``); ``population_file`` (path or {stratum: M}) splits K;
+    ``golden`` sizes a golden set in queries from documents (see :class:`GoldenSet`)."""
+    if golden is not None:
+        return _golden(
+            golden, half_width_target, documents, sd, pilot, cluster, score, level, power
+        )
     _check(estimand, half_width_target, documents, sd, pilot, allocation)
     paired, source, stats = systems is not None or pilot_b is not None, "given (--sd)", None
     if pilot is not None:
         stats, paired = _pilot(pilot, pilot_b, systems, system, cluster, score, strata)
-        sd = pilot_sd(stats, estimand)
-        source = (
-            f"pilot {label_of(pilot, 'pilot')}: K = {stats.K} documents, N = {stats.N:g} queries"
-        )
+        sd, source = pilot_sd(stats, estimand), _pilot_source(pilot, stats)
     if sd is None:  # unreachable after _check; keeps the type checker informed
         raise InputError("give --sd or --pilot")
     result = (
@@ -186,7 +233,6 @@ def plan(
         else plan_documents(half_width_target, sd, level=level, M=population, estimand=estimand)
     )
     K = result.K if result is not None else int(documents or 0)
-    split = _allocation(K, population_file, allocation, stats, estimand)
     return PlanResult(
         estimand=estimand,
         level=level,
@@ -201,7 +247,7 @@ def plan(
         ),
         plan=result,
         achieved_half_width=None if result is not None else half_width(K, sd, level, population),
-        allocation=split,
+        allocation=_allocation(K, population_file, allocation, stats, estimand),
         assumptions=tuple(_assumptions(estimand, population, paired)),
     )
 
@@ -251,3 +297,82 @@ def _assumptions(estimand: str, M: int | None, paired: bool) -> list[str]:
             else "the detectable difference uses S as the SD of per-document differences"
         ),
     ]
+
+
+def _cluster_pilot(
+    pilot: Data, cluster: str, score: str | None, system: str | None
+) -> tuple[float, float, float, float, str]:
+    """(σ̂, m̄, CV of cluster sizes (ddof 0), ρ̂ ANOVA, description) from a per-row pilot."""
+    with as_path(pilot, "pilot") as path:
+        where = label_of(pilot, "pilot")
+        cluster = resolve_column([n for n, _ in read_schema(path)], cluster, "--cluster", where)
+        score = resolve_score(read_schema(path), score, where)
+        stats = aggregate_file(path, cluster=cluster, score=score, system=system)
+    q = stats.q if stats.w is None else stats.w + stats.s**2 / stats.n
+    sd, rho = pilot_icc(stats.n, stats.s, q)
+    m = float(stats.n.mean())
+    text = f"pilot {where}: {stats.K} {cluster} clusters, {stats.N:g} rows, ρ̂ = {rho:.4g}"
+    return sd, m, float(stats.n.std() / m), rho, text
+
+
+def _sigma(
+    rate: float | None, sd: float | None, pilot: Data | None, delta: float = 0.0
+) -> tuple[float | None, str]:
+    if sum(v is not None for v in (rate, sd, pilot)) != 1:
+        raise InputError("give the spread with exactly one of --rate, --sd or --pilot")
+    if rate is not None:
+        return rate_sd(rate, delta), f"rate {rate:g}"
+    return sd, "given (--sd)"
+
+
+def _golden(
+    g: GoldenSet, target: float | None, documents: int | None, sd: float | None,
+    pilot: Data | None, cluster: str, score: str | None, level: float, power: float,
+) -> PlanResult:  # fmt: skip
+    """Golden-set sizing (see :class:`GoldenSet` and :mod:`ragstat.inference.power`)."""
+    if sum(v is not None for v in (target, documents, g.queries)) != 1:
+        raise InputError("give exactly one of --half-width, --queries or --documents")
+    sigma, source = _sigma(g.rate, sd, pilot)
+    m, icc = g.queries_per_doc, g.icc
+    if pilot is not None:
+        sigma, m0, _, rho, source = _cluster_pilot(pilot, cluster, score, None)
+        m, icc = m0 if m is None else m, rho if icc is None else icc
+    m, icc = 1.0 if m is None else m, 0.0 if icc is None else icc
+    n = g.queries if documents is None else math.ceil(documents * m - 1e-9)
+    z = golden_set(
+        float(sigma or 0), queries_per_doc=m, icc=icc, level=level, queries=n, target=target,
+        rate=g.rate,
+    )  # fmt: skip
+    mdd = (z.z + float(sps.norm.ppf(power))) * z.half_width / z.z
+    return PlanResult(
+        "query mean", level, z.sd, source, None, False, power, z.documents, mdd,
+        achieved_half_width=z.half_width, assumptions=sizing_assumptions(z), sizing=z,
+    )  # fmt: skip
+
+
+def power(
+    ab: ABDesign,
+    *,
+    pilot: Data | None = None,
+    cluster: str = "user_id",
+    score: str | None = None,
+    system: str | None = None,
+) -> PowerResult:
+    """Units per arm (and days at ``ab.traffic``) for an A/B test randomised by unit;
+    σ, m̄, CV and ρ not given in ``ab`` come from a ``pilot`` event table clustered by
+    its ``cluster`` (unit) column."""
+    sigma, source = _sigma(ab.rate, ab.sd, pilot, ab.mde)
+    m, cv, icc = ab.events_per_unit, ab.cv, ab.icc
+    if pilot is not None:
+        sigma, m0, cv0, rho, source = _cluster_pilot(pilot, cluster, score, system)
+        m, cv, icc = (
+            (m0 if m is None else m),
+            (cv0 if cv is None else cv),
+            (rho if icc is None else icc),
+        )
+    plan_ = ab_units(
+        ab.mde, float(sigma or 0), events_per_unit=1.0 if m is None else m,
+        cv=0.0 if cv is None else cv, icc=0.0 if icc is None else icc, power=ab.power,
+        level=ab.level, sided=ab.sided, test=ab.test, unit=ab.unit, units_per_day=ab.traffic,
+    )  # fmt: skip
+    return PowerResult(plan_, source, ab_assumptions(plan_))

@@ -75,6 +75,7 @@ class PPIResult(Tidy):
             "systems": None if self.systems is None else list(self.systems),
             "design": p.design,
             "dist": p.dist,
+            "method": p.method,
             "level": p.level,
             "lambda": p.lam,
             "lambda_rule": "auto (PPI++, clipped to [0, 1])" if p.lam_auto else "fixed",
@@ -207,9 +208,13 @@ def _notes(a: PPIAnalysis) -> tuple[str, ...]:
     p = a.ppi
     notes = [f"The judge is worth about {a.effective_labels:.0f} human labels "
              f"({p.n_labelled} used): human-only variance / PPI variance × labels."]  # fmt: skip
-    if p.design == "same_documents":
+    if p.method == "jackknife":
+        tail = f"t interval on K − 1 = {p.K - 1} df" if p.dist == "t" else "normal interval"
+        notes.append("Delete-one-document jackknife of the whole estimator (λ re-tuned on "
+                     f"every replicate); {tail}.")  # fmt: skip
+    elif p.design == "same_documents":
         notes.append("One influence value per document sums its labelled and unlabelled "
-                     f"items; t interval on K − 1 = {p.K - 1} df." if p.dist == "t" else
+                     f"items; t interval on K − 1 = {p.K - 1} df (CR1)." if p.dist == "t" else
                      "One influence value per document; normal interval (CR0).")  # fmt: skip
     if a.target_half_width is not None and a.labels_needed is None:
         notes.append("The target half-width is out of reach by labels alone: the judge-scored "
@@ -230,6 +235,7 @@ def ppi(
     level: float = 0.95,
     target_half_width: float | None = None,
     dist: str = "t",
+    method: str = "auto",
 ) -> PPIResult:
     """Clustered PPI(++) for the mean of ``human`` using ``judge`` scores on every item.
 
@@ -237,7 +243,9 @@ def ppi(
     every row, the human label where one exists (empty elsewhere) and the document
     (``cluster``). ``system`` keeps one system's rows; ``systems=(A, B)`` estimates the
     paired difference A − B (PPI on per-item differences, paired on ``query_id``).
-    ``lam``: "auto" (PPI++), 0 (human-only), 1 (classic PPI) or a number.
+    ``lam``: "auto" (PPI++), 0 (human-only), 1 (classic PPI) or a number. ``method``: the
+    variance — "auto" (the document jackknife for ``same_documents`` with the t interval,
+    else CR1, CR0 for ``dist="normal"``), "jackknife" or "cr1".
     """
     frame = _frame(data).reset_index(drop=True)
     if frame.empty:
@@ -255,5 +263,5 @@ def ppi(
         raise InputError("target_half_width must be a finite positive number")
     a = ppi_analysis(items["f"].to_numpy(np.float64), items["y"].to_numpy(np.float64),
                      items["doc"].to_numpy(), lam=lam, design=design, level=level, dist=dist,
-                     target_half_width=target_half_width)  # fmt: skip
+                     target_half_width=target_half_width, method=method)  # fmt: skip
     return PPIResult(estimand, judge, human, cluster, pair, a, label_of(data), _notes(a))
