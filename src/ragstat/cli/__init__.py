@@ -29,6 +29,7 @@ from ragstat.cli import (
     simulate,
     split,
     study,
+    ui,
 )
 from ragstat.cli.runlog import set_argv
 from ragstat.cli.runs import runs_app
@@ -77,6 +78,7 @@ _VERBS: dict[str, Callable[..., Any]] = {
     "ppi": ppi.ppi,
     "split": split.split,
     "coverage": coverage.coverage,
+    "ui": ui.ui,
     "gate": gate.gate,
     "filter-rule": filter_rule.filter_rule,
     "generation": generation.generation,
