@@ -231,3 +231,21 @@ def test_too_many_unscored_rows_fail_a_gate_for_missing_evidence(tmp_path):
         assert "left out" in result.evidence
         if expected == "fail":
             assert "max_unscored" in (result.decision.reason or "")
+
+
+def test_queries_without_a_partner_are_counted_not_dropped_silently(tmp_path, records):
+    """A baseline holding only part of the queries: the gate pairs what it can and says
+    how many rows it left out."""
+    frame = pd.read_parquet(records)
+    base = frame[(frame["retriever"] == "tfidf") & (frame["query_id"] % 2 == 0)]
+    half = tmp_path / "half.parquet"
+    base.to_parquet(half)
+    text = _gates(tmp_path, records, PASSING).read_text(encoding="utf-8")
+    path = tmp_path / "gates.toml"
+    path.write_text(
+        text.replace(f'path = "{records}"\nsystem = "tfidf"', f'path = "{half}"'), encoding="utf-8"
+    )
+    paired = ragstat.gate(path).gates[1]
+    n_candidate = int((frame["retriever"] == "bm25").sum())
+    assert len(base) == paired.N
+    assert f"{n_candidate - len(base)} query row(s) in one input only" in paired.evidence

@@ -51,7 +51,7 @@ def gate(a: GateOptions) -> None:
     inputs: dict[str, Path | None] = {"gates_file": a.gates_file, **input_files(spec_file)}
     settings = {"gates_file": str(a.gates_file.resolve())}
     with recorded("gate", settings, inputs=inputs, out=a.out, force=a.force) as log:
-        result = decide(a.gates_file)
+        result = decide(spec_file)  # the inputs read once, above
         log.config |= {"level": result.level, "correction": result.correction}
         log.results = {g.spec.name: g.decision.outcome for g in result.gates}
         _write(log, result, a)

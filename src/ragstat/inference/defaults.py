@@ -203,7 +203,7 @@ def default_choice(
 ) -> Choice:
     """The default method for ``estimand`` with ``K`` documents among ``available``.
 
-    At 95 % the table's rule (module doc); at another level seed 000's guide (CR2 for micro,
+    At 95 % the table's rule (module doc); at another level the document-level method guide (CR2 for micro,
     t on rates for macro). ``bounded``: scores known in [0, 1]; ``outside`` names the methods
     whose interval on this sample leaves [0, 1], and when the pick is one of them the best
     range-respecting method (table order) replaces it.

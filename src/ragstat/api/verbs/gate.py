@@ -240,7 +240,7 @@ class _Evidence:
     report: IntervalReport | None = None
     method: str | None = None
     unscored: int = 0
-    pairs: int | None = None
+    unpaired: int = 0  # queries of the candidate or the baseline without a partner
 
 
 class _Decider:
@@ -286,7 +286,7 @@ class _Decider:
         _nonempty(frame, where)
         _nonempty(base, where)
         diff = _differences(frame, base, metric, where)
-        ev.pairs = len(diff)
+        ev.unpaired = len(frame) + len(base) - 2 * len(diff)
         # The paired interval on y_candidate − y_baseline per query (as `compare` computes
         # it, without its sign-flip test, which a gate does not use); a difference has no
         # bounded range, so the bounded methods never apply.
@@ -349,6 +349,8 @@ def _result(spec: GateSpec, decision: Decision, ev: _Evidence, window: str) -> G
     text = "no evidence" if rep is None else f"K = {K} documents, N = {N:g} queries"
     if ev.unscored:
         text += f"; {ev.unscored} row(s) without a score left out"
+    if ev.unpaired:
+        text += f"; {ev.unpaired} query row(s) in one input only left out of the pairs"
     estimate = None if decision.interval is None else decision.interval.estimate
     return GateResult(
         spec=spec,
@@ -364,16 +366,19 @@ def _result(spec: GateSpec, decision: Decision, ev: _Evidence, window: str) -> G
 
 
 def gate(
-    gates_file: str | Path | Mapping[str, Any],
+    gates_file: str | Path | Mapping[str, Any] | GateFile,
     *,
     base: Path | None = None,
 ) -> GateReport:
-    """Decide every gate of ``gates_file`` (a TOML path, or its content as a mapping).
+    """Decide every gate of ``gates_file`` (a TOML path, its content as a mapping, or a
+    :class:`GateFile` already read by :func:`read_gates_file`).
 
     Each gate ends pass, fail or inconclusive on its interval's bound at the level the
     family correction gives it; ``result.exit_code()`` is what ``ragstat gate`` exits with.
     """
-    spec_file = read_gates_file(gates_file, base)
+    spec_file = (
+        gates_file if isinstance(gates_file, GateFile) else read_gates_file(gates_file, base)
+    )
     results: list[GateResult] = []
     for label, part in windows(spec_file):  # one family per window
         decider = _Decider(part)
