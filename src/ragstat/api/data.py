@@ -14,7 +14,7 @@ from typing import Any
 
 from ragstat.errors import InputError
 
-__all__ = ["Data", "as_path", "label_of"]
+__all__ = ["Data", "as_frame", "as_path", "label_of", "read_table"]
 
 #: A per-query table: a path, a DataFrame or a Table (``interval`` also reads a folder or a
 #: glob of Parquet files as one dataset).
@@ -66,3 +66,41 @@ def label_of(data: Data, name: str = "data") -> str:
     if isinstance(data, (str, Path)):
         return str(data)
     return f"<{type(data).__name__} {name}>"
+
+
+def read_table(path: Path) -> Any:
+    """A per-query table (Parquet, CSV, TSV, JSONL) as a DataFrame."""
+    import pandas as pd
+
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            return pd.read_parquet(path)
+        if suffix in (".csv", ".tsv"):
+            return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
+        if suffix in (".jsonl", ".ndjson"):
+            return pd.read_json(path, lines=True, dtype=False)  # ids like "001" stay text
+    except (ValueError, OSError) as exc:
+        raise InputError(f"{path}: cannot be read as {suffix} ({exc})") from None
+    raise InputError(f"{path}: unknown format {suffix!r}; use .parquet, .csv, .tsv or .jsonl")
+
+
+def as_frame(data: Data, name: str = "data") -> Any:
+    """``data`` as a pandas DataFrame: a path read by :func:`read_table`, a DataFrame as
+    is, a pyarrow Table converted."""
+    import pandas as pd
+
+    if isinstance(data, (str, Path)):
+        return read_table(Path(data))
+    if isinstance(data, pd.DataFrame):
+        return data
+    to_pandas = getattr(data, "to_pandas", None)
+    if callable(to_pandas):
+        frame = to_pandas()
+        if isinstance(frame, pd.DataFrame):
+            return frame
+    raise InputError(
+        f"{name}: expected a path, a pandas DataFrame or a pyarrow Table, got {type(data).__name__}"
+    )

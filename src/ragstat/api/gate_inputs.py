@@ -28,9 +28,10 @@ from typing import Any
 import pandas as pd
 
 from ragstat.api.columns import resolve_column
+from ragstat.api.data import read_table
 from ragstat.errors import InputError
 
-__all__ = ["INPUT_KINDS", "GateInput", "load_input", "read_table"]
+__all__ = ["INPUT_KINDS", "GateInput", "load_input"]
 
 INPUT_KINDS = ("table", "evaluate", "generation")
 _KEYS = {
@@ -55,23 +56,6 @@ class GateInput:
         """The frame's columns a gate may use as its metric."""
         roles = {"query_id", "doc_id", "system"}
         return [c for c in self.frame.columns if c not in roles and not c.startswith("meta_")]
-
-
-def read_table(path: Path) -> pd.DataFrame:
-    """A per-query table (Parquet, CSV, TSV, JSONL) as a DataFrame."""
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".parquet", ".pq"):
-            return pd.read_parquet(path)
-        if suffix in (".csv", ".tsv"):
-            return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
-        if suffix in (".jsonl", ".ndjson"):
-            return pd.read_json(path, lines=True)
-    except (ValueError, OSError) as exc:
-        raise InputError(f"{path}: cannot be read as {suffix} ({exc})") from None
-    raise InputError(f"{path}: unknown format {suffix!r}; use .parquet, .csv, .tsv or .jsonl")
 
 
 def _path(spec: Mapping[str, Any], key: str, base: Path, where: str) -> Path:

@@ -79,7 +79,7 @@ def compare(
 
 def _frame(data: Data, name: str, cluster: str, score: str | None) -> tuple[Any, str, str]:
     """A table as a DataFrame with its unit and score columns resolved."""
-    from ragstat.api.gate_inputs import read_table
+    from ragstat.api.data import read_table
 
     with as_path(data, name) as path:
         where = label_of(data, name)

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ragstat.api.columns import resolve_column
-from ragstat.api.data import Data, label_of
+from ragstat.api.data import Data, as_frame, label_of
 from ragstat.errors import InputError
 from ragstat.testsets.coverage import SD_SOURCES, Cell, Matrix, coverage_matrix
 from ragstat.tidy import Tidy, plain
@@ -126,19 +125,7 @@ def _report_cell(c: Cell) -> MatrixCell:
 
 
 def _frame(data: Data) -> pd.DataFrame:
-    if isinstance(data, (str, Path)):
-        from ragstat.api.gate_inputs import read_table
-
-        return read_table(Path(data))
-    if isinstance(data, pd.DataFrame):
-        return data
-    to_pandas = getattr(data, "to_pandas", None)
-    if callable(to_pandas):
-        frame = to_pandas()
-        if isinstance(frame, pd.DataFrame):
-            return frame
-    raise InputError(f"data: expected a path, a pandas DataFrame or a pyarrow Table, "
-                     f"got {type(data).__name__}")  # fmt: skip
+    return as_frame(data)
 
 
 def _dims(dims: str | Sequence[str], names: list[str], where: str) -> tuple[str, ...]:

@@ -10,11 +10,7 @@ A gates file (TOML) names its inputs, the level, the family correction and the g
 
     [inputs.candidate]
     path = "study/records.parquet"
-    system = "bm25"
-
-    [inputs.baseline]
-    path = "study/records.parquet"
-    system = "tfidf"
+    system = "bm25"                       # [inputs.baseline]: the same with tfidf
 
     [[gates]]
     name = "hit@1 at least 0.6"

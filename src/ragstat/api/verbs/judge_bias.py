@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ragstat.api.data import read_table
 from ragstat.api.evaluation import draw_seed, json_ready
 from ragstat.api.items import METHODS, Records, read_records
 from ragstat.errors import InputError
@@ -188,16 +189,8 @@ def _coefficient(
 
 def _read(data: Records) -> tuple[Rows, str]:
     if isinstance(data, (str, Path)) and Path(data).suffix.lower() in (".csv", ".tsv", ".parquet"):
-        import pandas as pd
-
         path = Path(data)
-        if not path.is_file():
-            raise InputError(f"{path}: no such file")
-        if path.suffix.lower() == ".parquet":
-            frame = pd.read_parquet(path)
-        else:
-            frame = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",")
-        rows, _ = read_records(frame)
+        rows, _ = read_records(read_table(path))
         return rows, str(path)
     return read_records(data, "judge table")
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ragstat.api.data import Data, label_of
+from ragstat.api.data import Data, as_frame, label_of
 from ragstat.errors import InputError
 from ragstat.inference.ppi import JudgeOnly, Lam, PPIAnalysis, PPIMean, ppi_analysis
 from ragstat.tidy import Tidy, plain
@@ -97,19 +96,7 @@ class PPIResult(Tidy):
 
 
 def _frame(data: Data) -> pd.DataFrame:
-    if isinstance(data, (str, Path)):
-        from ragstat.api.gate_inputs import read_table
-
-        return read_table(Path(data))
-    if isinstance(data, pd.DataFrame):
-        return data
-    to_pandas = getattr(data, "to_pandas", None)
-    if callable(to_pandas):
-        frame = to_pandas()
-        if isinstance(frame, pd.DataFrame):
-            return frame
-    raise InputError(f"data: expected a path, a pandas DataFrame or a pyarrow Table, "
-                     f"got {type(data).__name__}")  # fmt: skip
+    return as_frame(data)
 
 
 def _kind(v: Any) -> str:

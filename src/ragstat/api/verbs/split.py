@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ragstat.api.columns import resolve_column
-from ragstat.api.data import Data, label_of
+from ragstat.api.data import Data, label_of, read_table
 from ragstat.errors import InputError
 from ragstat.testsets.split import Assignment, Leakage, check_leakage, split_rows
 from ragstat.tidy import Tidy, plain
@@ -97,18 +97,7 @@ def _read(data: Data) -> tuple[pd.DataFrame, str]:
         raise InputError(
             f"{path}: unknown format {path.suffix!r}; use .parquet, .csv, .tsv or .jsonl"
         )
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    try:
-        if fmt == ".parquet":
-            frame = pd.read_parquet(path)
-        elif fmt == ".jsonl":
-            frame = pd.read_json(path, lines=True, dtype=False)
-        else:
-            frame = pd.read_csv(path, sep="\t" if fmt == ".tsv" else ",")
-    except (ValueError, OSError) as exc:
-        raise InputError(f"{path}: cannot be read as {path.suffix} ({exc})") from None
-    return frame, fmt
+    return read_table(path), fmt
 
 
 def _rows_where(mask: np.ndarray) -> str:
