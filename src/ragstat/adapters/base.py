@@ -1,0 +1,61 @@
+"""What a reader of another tool's result file returns.
+
+Score sources (inspect_ai, lm-evaluation-harness, ragas, DeepEval, promptfoo,
+RAGChecker, HELM) give a :class:`SourceTable`: one row per system × item × repeat.
+Run sources (ranx, BEIR, MTEB) give a :class:`RunSource`: qrels and named runs, the
+inputs of ``ragstat evaluate``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ITEM", "REFERENCE_IDS", "REPEAT", "SYSTEM", "RunSource", "SourceTable"]
+
+#: Columns every :class:`SourceTable` frame has.
+ITEM = "item_id"  # the item (sample, test case, question) as text
+SYSTEM = "system"  # model / provider / task that produced the answer, as text
+REPEAT = "repeat"  # epoch or repeat number (int, 0 when the source has none)
+#: Optional column: the item's reference document ids (a list of text), for the
+#: "first reference document" and "connected component" cluster rules.
+REFERENCE_IDS = "reference_ids"
+
+
+@dataclass(frozen=True)
+class SourceTable:
+    """Scores read from another tool's file.
+
+    ``frame``: a pandas DataFrame, one row per (``system``, ``item_id``, ``repeat``);
+    one float column per score named in ``scores`` (NaN where the tool gave no score);
+    the source's metadata flattened as ``meta_<name>`` columns (text or numbers), and
+    optionally ``reference_ids``. ``tool``/``version`` name the writer as read from the
+    file (``version`` None when the file does not say). ``aggregates``: the tool's own
+    reported aggregate per score (and system), when the file carries one, keyed
+    ``"<system>/<score>"`` — tests check ragstat's mean against them.
+    """
+
+    frame: Any
+    scores: tuple[str, ...]
+    tool: str
+    version: str | None
+    source: str
+    aggregates: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunSource:
+    """Qrels and runs read from another tool's files (the inputs of ``evaluate``).
+
+    ``qrels``: ``{query_id: {doc_id: relevance}}``; ``runs``: ``{name: {query_id:
+    {doc_id: score}}}``; ``aggregates`` as in :class:`SourceTable` (``"<run>/<metric>"``).
+    """
+
+    qrels: dict[str, dict[str, int]]
+    runs: dict[str, dict[str, dict[str, float]]]
+    tool: str
+    version: str | None
+    source: str
+    aggregates: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()

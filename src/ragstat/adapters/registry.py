@@ -1,0 +1,71 @@
+"""Which reader reads which file: ``--from FORMAT`` or detection from the file.
+
+Each format's module defines ``TOOL`` (the writer's name as users know it),
+``sniff(path) -> bool`` (True when the file is unmistakably of this format; never
+raises) and ``read(path) -> SourceTable | RunSource`` (raises
+:class:`~ragstat.errors.InputError` with one line naming the file and what is wrong).
+Modules are imported only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from ragstat.adapters.base import RunSource, SourceTable
+from ragstat.errors import InputError
+
+__all__ = ["FORMATS", "detect", "read_source"]
+
+#: ``--from`` name → module.
+FORMATS: dict[str, str] = {
+    "inspect": "ragstat.adapters.inspect_ai",
+    "lm-eval": "ragstat.adapters.lm_eval",
+    "helm": "ragstat.adapters.helm",
+    "ragas": "ragstat.adapters.ragas",
+    "deepeval": "ragstat.adapters.deepeval",
+    "promptfoo": "ragstat.adapters.promptfoo",
+    "ragchecker": "ragstat.adapters.ragchecker",
+    "ranx": "ragstat.adapters.ranx",
+    "beir": "ragstat.adapters.beir",
+    "mteb": "ragstat.adapters.mteb",
+}
+
+
+def _module(name: str) -> ModuleType:
+    if name not in FORMATS:
+        known = ", ".join(sorted(FORMATS))
+        raise InputError(f"--from {name}: unknown format; known formats: {known}")
+    return importlib.import_module(FORMATS[name])
+
+
+def detect(path: Path) -> str | None:
+    """The one format whose reader recognises ``path``, or None (zero or several)."""
+    found = []
+    for name in FORMATS:
+        try:
+            module = _module(name)
+        except ImportError:  # a reader not written yet
+            continue
+        if module.sniff(path):
+            found.append(name)
+    return found[0] if len(found) == 1 else None
+
+
+def read_source(path: str | Path, fmt: str | None = None) -> SourceTable | RunSource:
+    """Read ``path`` as ``fmt`` (detected from the file when None)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if fmt is None:
+        fmt = detect(path)
+        if fmt is None:
+            raise InputError(
+                f"{path}: cannot tell which tool wrote this file; name it with --from "
+                f"({', '.join(sorted(FORMATS))})"
+            )
+    result = _module(fmt).read(path)
+    if not isinstance(result, (SourceTable, RunSource)):  # a reader's contract
+        raise TypeError(f"reader {fmt} returned {type(result).__name__}")
+    return result
