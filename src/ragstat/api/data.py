@@ -25,6 +25,10 @@ def _table(data: Any) -> Any:
     """``data`` as a pyarrow Table, or None when it is not a frame or a table."""
     import pyarrow as pa
 
+    from ragstat.api.sources import Source
+
+    if isinstance(data, Source):
+        data = data.frame
     if isinstance(data, pa.Table):
         return data
     try:
@@ -65,6 +69,9 @@ def label_of(data: Data, name: str = "data") -> str:
     """How ``data`` is named in messages and reports: its path, or ``<DataFrame>``."""
     if isinstance(data, (str, Path)):
         return str(data)
+    info = getattr(data, "info", None)
+    if info is not None and hasattr(info, "path"):  # a Source: its file
+        return str(info.path)
     return f"<{type(data).__name__} {name}>"
 
 
@@ -96,6 +103,10 @@ def as_frame(data: Data, name: str = "data") -> Any:
         return read_table(Path(data))
     if isinstance(data, pd.DataFrame):
         return data
+    from ragstat.api.sources import Source
+
+    if isinstance(data, Source):
+        return data.frame
     to_pandas = getattr(data, "to_pandas", None)
     if callable(to_pandas):
         frame = to_pandas()

@@ -7,7 +7,9 @@ twins whatever produced the numbers:
 
 ``kind = "table"`` (default)
     a per-query table or the study's ``records.parquet`` (``path``; ``system`` keeps one
-    system's rows; ``cluster`` names the cluster column, default ``doc_id``).
+    system's rows; ``cluster`` names the cluster column, default ``doc_id``), or another
+    tool's result file (``from`` = inspect, promptfoo, ragas …, detected when unambiguous;
+    ``cluster_by``, ``cluster_rule``, ``missing_cluster`` as the command line takes them).
 ``kind = "evaluate"``
     ``qrels`` and ``run`` (one run) with ``metrics`` (default ``ndcg@10, recall@10,
     mrr``) and ``cluster_by`` as ``ragstat evaluate`` takes them; a query with no
@@ -35,7 +37,16 @@ __all__ = ["INPUT_KINDS", "GateInput", "load_input"]
 
 INPUT_KINDS = ("table", "evaluate", "generation")
 _KEYS = {
-    "table": {"kind", "path", "system", "cluster"},
+    "table": {
+        "kind",
+        "path",
+        "system",
+        "cluster",
+        "from",
+        "cluster_by",
+        "cluster_rule",
+        "missing_cluster",
+    },
     "evaluate": {"kind", "qrels", "run", "metrics", "cluster_by", "cluster_column"},
     "generation": {"kind", "path", "cluster_by"},
 }
@@ -67,7 +78,7 @@ def _path(spec: Mapping[str, Any], key: str, base: Path, where: str) -> Path:
 
 def _table(name: str, spec: Mapping[str, Any], base: Path, where: str) -> GateInput:
     path = _path(spec, "path", base, where)
-    frame = read_table(path)
+    frame, note = _read(path, spec)
     names = list(frame.columns)
     cluster = resolve_column(names, str(spec.get("cluster", "doc_id")), "cluster", where)
     system_col = next((c for c in ("system", "retriever") if c in names), None)
@@ -84,7 +95,30 @@ def _table(name: str, spec: Mapping[str, Any], base: Path, where: str) -> GateIn
     frame = frame.rename(columns={cluster: "doc_id", system_col or "system": "system"})
     if "query_id" not in frame.columns:
         frame = frame.assign(query_id=range(len(frame)))
-    return GateInput(name, "table", frame.reset_index(drop=True), str(path), {"path": path})
+    files = {"path": path}
+    return GateInput(name, "table", frame.reset_index(drop=True), str(path), files, note)
+
+
+def _read(path: Path, spec: Mapping[str, Any]) -> tuple[pd.DataFrame, str]:
+    """A ragstat table, or another tool's file through its adapter (with its sentence)."""
+    from ragstat.api.sources import Source, resolve_input
+
+    def text(key: str) -> str | None:
+        value = spec.get(key)
+        return None if value is None else str(value)
+
+    source = resolve_input(
+        path,
+        text("from"),
+        cluster_by=text("cluster_by"),
+        cluster_rule=text("cluster_rule"),
+        missing_cluster=text("missing_cluster") or "exclude",
+    )
+    if isinstance(source, Source):
+        if source.runs is not None:
+            raise InputError(f'{path}: qrels and runs; use kind = "evaluate" with qrels and run')
+        return source.frame, source.info.sentence()
+    return read_table(path), ""
 
 
 def _evaluate(name: str, spec: Mapping[str, Any], base: Path, where: str) -> GateInput:

@@ -6,6 +6,7 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ragstat.inference.provenance import SourceInfo
 from ragstat.tidy import Tidy, plain
 
 __all__ = [
@@ -214,9 +215,11 @@ class IntervalReport(Tidy):
     diagnostics: Diagnostics
     warnings: tuple[str, ...] = field(default_factory=tuple)
     design: DesignInfo = field(default_factory=lambda: DesignInfo("srs"))
+    #: The other tool's file the table was read from (``--from``), else None.
+    source: SourceInfo | None = None
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "score": self.score,
             "design": self.design.to_dict(),
             "K": self.K,
@@ -229,6 +232,9 @@ class IntervalReport(Tidy):
             "diagnostics": self.diagnostics.to_dict(),
             "warnings": list(self.warnings),
         }
+        if self.source is not None:
+            out["source"] = self.source.to_dict()
+        return out
 
     def rows(self) -> list[dict[str, Any]]:
         return [{"score": self.score, **r} for r in interval_rows(self.estimands)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from ragstat.errors import InputError
 from ragstat.inference import DEFAULT_REPS
 from ragstat.inference.paired import ComparisonReport
 from ragstat.inference.paired import compare as compare_systems
+from ragstat.inference.provenance import SourceInfo
 from ragstat.inference.two_sample import TwoSampleResult, two_sample
 from ragstat.inference.weighted import WEIGHTED_DEFAULT
 from ragstat.records import ON_MISSING, DocStats, PairedTable, pair_files
@@ -168,7 +169,7 @@ def compare_run(
     """:func:`compare` with the per-document differences it used."""
     if on_missing not in ON_MISSING:
         raise InputError(f"--on-missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
-    pair = parse_systems(systems)
+    pair = parse_systems(systems) or _source_pair(a, b)
     with ExitStack() as stack:
         path_a = stack.enter_context(as_path(a, "a"))
         path_b = None if b is None else stack.enter_context(as_path(b, "b"))
@@ -204,7 +205,29 @@ def compare_run(
             seed=seed,
             **srs,
         )
-    return ComparisonRun(result, stats, score)
+    return ComparisonRun(_named_source(result, a), stats, score)
+
+
+def _named_source(result: ComparisonReport, a: Data) -> ComparisonReport:
+    """Read from another tool's file: the report names it."""
+    info = getattr(a, "info", None)
+    if isinstance(info, SourceInfo):
+        return replace(result, report=replace(result.report, source=info))
+    return result
+
+
+def _source_pair(a: Data, b: Data | None) -> tuple[str, str] | None:
+    """Another tool's file with exactly two systems (models, prompts): compare those."""
+    frame = getattr(a, "frame", None)
+    if b is not None or getattr(a, "info", None) is None or frame is None:
+        return None
+    names = sorted(frame["system"].astype(str).unique()) if "system" in frame else []
+    if len(names) != 2:
+        raise InputError(
+            f"{label_of(a)}: {len(names)} systems ({', '.join(names[:6])}); "
+            "name two with --systems A,B"
+        )
+    return names[0], names[1]
 
 
 def _resolve(
@@ -227,8 +250,6 @@ def _named(
     """Frames have no file stem: name their systems A and B (unless ``systems`` named them)."""
     if pair is not None or (isinstance(a, (str, Path)) and isinstance(b, (str, Path))):
         return table
-    from dataclasses import replace
-
     names = (
         Path(a).stem if isinstance(a, (str, Path)) else "A",
         Path(b).stem if isinstance(b, (str, Path)) else "B",

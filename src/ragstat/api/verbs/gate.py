@@ -390,6 +390,7 @@ def gate(
         correction=spec_file.correction,
         inconclusive_blocks=spec_file.inconclusive_blocks,
         source=source,
+        warnings=tuple(f"input {n}: {i.note}" for n, i in spec_file.inputs.items() if i.note),
     )
 
 

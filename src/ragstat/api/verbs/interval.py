@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ragstat.api.columns import read_schema, resolve_column, resolve_score
@@ -18,6 +18,7 @@ from ragstat.api.design import (
 from ragstat.engine import Executor, get_executor
 from ragstat.inference import DEFAULT_REPS, IntervalReport
 from ragstat.inference.design_analysis import analyze_design
+from ragstat.inference.provenance import SourceInfo
 from ragstat.records import DocStats, QueryScores, aggregate_path, load_query_scores
 from ragstat.records.weighted import expand_path, has_weight
 
@@ -94,7 +95,8 @@ def interval(
     only score column (``hit1`` on the study's records). ``design`` is ``srs`` (with an
     optional ``population`` M for the finite correction), ``stratified`` or ``two-stage``
     (``strata`` and ``population_file``: a file or a mapping stratum → M). ``score_range``
-    (``"0,1"`` or ``(0, 1)``) declares the values a score can take.
+    (``"0,1"`` or ``(0, 1)``) declares the values a score can take. ``data`` may also be
+    a :class:`~ragstat.api.sources.Source` (another tool's file, :func:`read_source`).
     """
     return interval_run(**locals()).report
 
@@ -148,6 +150,9 @@ def interval_run(
             seed=seed,
             **srs,
         )
+    info = getattr(data, "info", None)
+    if isinstance(info, SourceInfo):  # read from another tool's file: name it
+        report = replace(report, source=info)
     return IntervalRun(report, stats, srs.get("query_scores"), roles)
 
 

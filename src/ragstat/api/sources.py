@@ -1,0 +1,189 @@
+"""``ragstat.read_source``: another tool's result file as ragstat's per-query table.
+
+A :class:`Source` can be passed as ``data`` to ``interval``, ``compare`` and ``gate``
+(and, for ranx/BEIR/MTEB files, as the qrels of ``evaluate``); the result then names
+the tool, its version and how items were grouped into documents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragstat.errors import InputError
+from ragstat.inference.provenance import RepeatComponents, SourceInfo
+
+if TYPE_CHECKING:
+    from ragstat.adapters.base import RunSource, SourceTable
+    from ragstat.adapters.units import Units
+
+__all__ = ["CLUSTER_RULES", "MISSING_CLUSTER", "Source", "read_source", "resolve_input"]
+
+CLUSTER_RULES = ("first-reference", "component")
+MISSING_CLUSTER = ("exclude", "error")
+#: Files read as ragstat's own tables unless ``--from`` names a format (Parquet is not
+#: sniffed: a ragas result saved as Parquet needs ``--from ragas``).
+_NOT_SNIFFED = {".parquet", ".pq"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """A result file of another tool, read into ragstat's per-query table.
+
+    ``frame``: one row per system × item — ``query_id`` (the item), ``doc_id`` (its
+    document, or the item itself when no cluster was chosen), ``system``, one column per
+    score (the item's mean over its repeats), ``n_repeats`` and the ``meta_*`` fields.
+    ``runs``: the qrels and runs of a ranx/BEIR/MTEB file (``frame`` is then empty).
+    """
+
+    frame: Any
+    scores: tuple[str, ...]
+    info: SourceInfo
+    runs: RunSource | None = None
+
+    def to_frame(self) -> Any:
+        return self.frame
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scores": list(self.scores), "source": self.info.to_dict()}
+
+    def __repr__(self) -> str:
+        return f"<Source: {self.info.sentence()}>"
+
+
+def read_source(
+    path: str | Path,
+    fmt: str | None = None,
+    *,
+    cluster_by: str | None = None,
+    cluster_rule: str | None = None,
+    missing_cluster: str = "exclude",
+) -> Source:
+    """Read ``path`` written by another tool (``fmt``: ``inspect``, ``lm-eval``, ``helm``,
+    ``ragas``, ``deepeval``, ``promptfoo``, ``ragchecker``, ``ranx``, ``beir``, ``mteb``;
+    detected from the file when None). ``cluster_by`` names the field holding each item's
+    document (``meta_`` optional); ``cluster_rule`` ``"first-reference"`` or
+    ``"component"`` groups items by their reference document ids; without either, items
+    are treated as independent and the result says so. ``missing_cluster``: items without
+    a cluster value are ``"exclude"``-d (counted) or an ``"error"``."""
+    from ragstat.adapters.base import RunSource
+    from ragstat.adapters.registry import detect
+    from ragstat.adapters.registry import read_source as read_file
+
+    path = Path(path)
+    _check_choice(cluster_rule, CLUSTER_RULES, "--cluster-rule")
+    _check_choice(missing_cluster, MISSING_CLUSTER, "--missing-cluster")
+    name = fmt if fmt is not None else detect(path)
+    table = read_file(path, name)
+    name = name or "?"
+    if isinstance(table, RunSource):
+        return _run_source(table, name)
+    from ragstat.adapters.units import to_units
+
+    units = to_units(table, cluster_by=cluster_by, rule=cluster_rule, on_missing=missing_cluster)
+    info = _info(table, units, name, _components(units) if _has_repeats(units) else ())
+    return Source(frame=units.frame, scores=units.scores, info=info)
+
+
+def resolve_input(
+    path: Path,
+    fmt: str | None = None,
+    *,
+    cluster_by: str | None = None,
+    cluster_rule: str | None = None,
+    missing_cluster: str = "exclude",
+) -> Path | Source:
+    """What a verb's FILE argument is: another tool's file (``--from`` or detected) as a
+    :class:`Source`, else the path itself (ragstat's own per-query table)."""
+    if fmt is None:
+        if not path.is_file() or path.suffix.lower() in _NOT_SNIFFED:
+            _no_source_options(cluster_by, cluster_rule)
+            return path
+        from ragstat.adapters.registry import detect
+
+        fmt = detect(path)
+        if fmt is None:
+            _no_source_options(cluster_by, cluster_rule)
+            return path
+    return read_source(
+        path,
+        fmt,
+        cluster_by=cluster_by,
+        cluster_rule=cluster_rule,
+        missing_cluster=missing_cluster,
+    )
+
+
+def _no_source_options(cluster_by: str | None, cluster_rule: str | None) -> None:
+    if cluster_by is not None or cluster_rule is not None:
+        raise InputError(
+            "--cluster-by and --cluster-rule apply to another tool's file (--from FORMAT); "
+            "for a ragstat table name the document column with --cluster"
+        )
+
+
+def _check_choice(value: str | None, choices: tuple[str, ...], option: str) -> None:
+    if value is not None and value not in choices:
+        raise InputError(f"{option} {value}: expected one of {', '.join(choices)}")
+
+
+def _has_repeats(units: Units) -> bool:
+    return bool(len(units.frame)) and int(units.frame["n_repeats"].max()) > 1
+
+
+def _components(units: Units) -> tuple[RepeatComponents, ...]:
+    """Variance components per system and score, when items were repeated."""
+    from ragstat.inference.components import nested_components
+
+    out = []
+    rows = units.repeats
+    for system, part in rows.groupby("system", sort=True):
+        for score in units.scores:
+            kept = part[part[score].notna()]
+            if kept["doc_id"].nunique() < 2:
+                continue
+            comp = nested_components(
+                kept[score].to_numpy(float),
+                kept["doc_id"].astype(str).to_numpy(),
+                kept["item_id"].astype(str).to_numpy(),
+            )
+            out.append(RepeatComponents(str(system), score, comp))
+    return tuple(out)
+
+
+def _info(
+    table: SourceTable, units: Units, fmt: str, repeats: tuple[RepeatComponents, ...]
+) -> SourceInfo:
+    frame = units.frame
+    return SourceInfo(
+        tool=table.tool,
+        version=table.version,
+        format=fmt,
+        path=table.source,
+        items=int(frame["query_id"].nunique()),
+        documents=int(frame["doc_id"].nunique()),
+        cluster=units.cluster,
+        independent=units.independent,
+        excluded=units.excluded,
+        notes=tuple(table.notes) + tuple(units.notes),
+        repeats=repeats,
+    )
+
+
+def _run_source(runs: RunSource, fmt: str) -> Source:
+    import pandas as pd
+
+    queries = {q for run in runs.runs.values() for q in run} | set(runs.qrels)
+    info = SourceInfo(
+        tool=runs.tool,
+        version=runs.version,
+        format=fmt,
+        path=runs.source,
+        items=len(queries),
+        documents=len(queries),
+        cluster="queries (name a query → document mapping with --cluster-by)",
+        independent=True,
+        notes=tuple(runs.notes),
+    )
+    return Source(frame=pd.DataFrame(), scores=(), info=info, runs=runs)
