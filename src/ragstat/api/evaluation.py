@@ -17,6 +17,7 @@ import numpy as np
 
 from ragstat.errors import InputError
 from ragstat.inference.paired import ComparisonReport
+from ragstat.inference.provenance import SourceInfo
 from ragstat.inference.results import IntervalReport
 from ragstat.inference.verdict import Verdict
 from ragstat.metrics import Clustering, QueryCounts
@@ -209,6 +210,8 @@ class EvaluationReport(Tidy):
     metrics: tuple[str, ...]
     runs: dict[str, RunEvaluation]
     paired: PairedEvaluation | None = None
+    #: The other tool's file the qrels and runs were read from (``--from``), else None.
+    source: SourceInfo | None = None
 
     headline_columns = MetricEvaluation.headline_columns
 
@@ -226,6 +229,8 @@ class EvaluationReport(Tidy):
             out["runs"] = {name: run.to_dict() for name, run in self.runs.items()}
             if self.paired is not None:
                 out["paired"] = self.paired.to_dict()
+        if self.source is not None:
+            out["source"] = self.source.to_dict()
         return json_ready(out)
 
     @property

@@ -35,9 +35,11 @@ from ragstat.api.evaluation import (
     RunEvaluation,
     draw_seed,
 )
+from ragstat.api.sources import Source
 from ragstat.errors import InputError
 from ragstat.inference import analyze
 from ragstat.inference.paired import compare
+from ragstat.inference.provenance import SourceInfo
 from ragstat.inference.verdict import cluster_noun, verdicts
 from ragstat.metrics import Clustering, EvaluationTable, Qrels, Run, parse_metric
 from ragstat.records import aggregate_arrays
@@ -188,8 +190,8 @@ def load_clustering(
 
 
 def evaluate(
-    qrels: QrelsInput,
-    runs: RunInput | Sequence[RunInput] | Mapping[str, RunInput],
+    qrels: QrelsInput | Source,
+    runs: RunInput | Sequence[RunInput] | Mapping[str, RunInput] | None = None,
     *,
     metrics: str | Sequence[str] = DEFAULT_METRICS,
     cluster_by: str | Path | Mapping[str, Any] | pd.DataFrame | None = None,
@@ -207,8 +209,11 @@ def evaluate(
     ``query_id, doc_id, score``), a list of them, or a mapping name → run (a file's run is
     named by its stem; unnamed runs in a list ``run1``, ``run2``, …); ``metrics``:
     ``"ndcg@10,recall@10,mrr"`` or a list (``p@10``, ``map``, ``hit@5``, ``rprec``…).
-    ``seed=None`` draws a seed, kept in ``result.seed``.
+    ``seed=None`` draws a seed, kept in ``result.seed``. ``qrels`` may instead be a
+    :class:`~ragstat.api.sources.Source` read from a ranx, BEIR or MTEB file (qrels and
+    runs together; ``runs`` then None).
     """
+    qrels, runs, info = _from_source(qrels, runs)
     names = metric_names(metrics)
     seed = draw_seed(seed)
     q = load_qrels(qrels)
@@ -225,7 +230,25 @@ def evaluate(
         noun = cluster_noun(clustering.by)
         pair = (labels[0], labels[1])
         paired = _paired(table, pair, clusters, names, noun, level, seed, bootstrap_reps)
-    return EvaluationReport(clustering, level, seed, bootstrap_reps, tuple(names), per, paired)
+    return EvaluationReport(
+        clustering, level, seed, bootstrap_reps, tuple(names), per, paired, source=info
+    )
+
+
+def _from_source(qrels: Any, runs: Any) -> tuple[Any, Any, SourceInfo | None]:
+    """Qrels and runs, taken from a ranx/BEIR/MTEB :class:`Source` when one is given."""
+    if not isinstance(qrels, Source):
+        if runs is None:
+            raise InputError("evaluate: give the runs to evaluate (or a ranx/BEIR/MTEB file)")
+        return qrels, runs, None
+    if qrels.runs is None:
+        raise InputError(
+            f"{qrels.info.path}: {qrels.info.tool} scores, not qrels and runs; "
+            "use interval or compare"
+        )
+    if runs is not None:
+        raise InputError(f"{qrels.info.path}: holds its runs already; do not name others")
+    return qrels.runs.qrels, qrels.runs.runs, qrels.info
 
 
 def _metric(
