@@ -18,8 +18,15 @@ with the client's peak RSS per phase (VmHWM) and the Dask workers' peak RSS
 (getrusage in each worker); the results of (B), (D), (D') are checked identical
 to (L). The index lives in a temporary folder removed at the end.
 
-    python benchmarks/bench_scale_study.py            # 100k, 300k, 1M chunks
-    python benchmarks/bench_scale_study.py --quick    # 100k only
+``--modes P`` (the memory profile) runs only (P): the in-process study with the peak RSS
+of each phase — chunking, index build, search, records, analysis (the summary's
+intervals and the study folder written) — read from the study's progress lines
+(VmHWM reset at each), then the time and client peak per size and the growth exponents
+(log-log slopes of time and of peak memory against chunks).
+
+    python benchmarks/bench_scale_study.py                       # 100k, 300k, 1M chunks
+    python benchmarks/bench_scale_study.py --quick               # 100k only
+    python benchmarks/bench_scale_study.py --modes P --sizes 100000,300000,1000000
 """
 
 from __future__ import annotations
@@ -35,7 +42,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from _common import machine_line, peak_rss_mib, timed
+from _common import (
+    current_rss_mib,
+    machine_line,
+    peak_rss_mib,
+    phase_peak_mib,
+    reset_phase_peak,
+    timed,
+)
 from ragstat.corpus.document import Corpus, Document
 from ragstat.engine import get_executor
 from ragstat.selfretrieval import StudyConfig, run_study
@@ -157,6 +171,80 @@ def bench_size(n_chunks: int, config: StudyConfig, workers: int, scratch: Path) 
     return out
 
 
+#: Progress-line prefixes that open a phase of the in-process study (in order).
+PHASES = (("index", ": indexing"), ("search", ": searching"), ("records", "records:"))
+
+
+class _Phases:
+    """A progress callback that closes the running phase at each phase-opening line."""
+
+    def __init__(self) -> None:
+        self.name = "chunking"
+        self.t0 = time.perf_counter()
+        self.base = current_rss_mib() or 0.0
+        self.out: dict[str, list[float]] = {}
+        reset_phase_peak()
+
+    def close(self, next_name: str) -> None:
+        peak = max(phase_peak_mib() or 0.0, self.base)
+        wall = time.perf_counter() - self.t0
+        old = self.out.get(self.name, [0.0, 0.0])
+        self.out[self.name] = [old[0] + wall, max(old[1], peak)]
+        self.name, self.t0 = next_name, time.perf_counter()
+        self.base = current_rss_mib() or 0.0
+        reset_phase_peak()
+
+    def __call__(self, msg: str) -> None:
+        for name, marker in PHASES:
+            if marker in msg:
+                self.close(name)
+                return
+
+
+def profile_size(n_chunks: int, config: StudyConfig, scratch: Path) -> dict:
+    """(P): the in-process study of ``n_chunks`` chunks, per-phase wall time and peak RSS."""
+    from ragstat.api.verbs.study import StudyResult, summarize
+
+    t0 = time.perf_counter()
+    corpus = synthetic_corpus(n_chunks)
+    print(
+        f"\n{n_chunks:,} chunks: {len(corpus):,} documents, generated in "
+        f"{time.perf_counter() - t0:.1f} s; corpus held: {current_rss_mib():.0f} MiB",
+        flush=True,
+    )
+    start = time.perf_counter()
+    phases = _Phases()
+    study = run_study(corpus, config, progress=phases)
+    phases.close("analysis")
+    summary = summarize(study, seed=0)
+    StudyResult(summary=summary, tables=study).write(scratch / f"study-{n_chunks}")
+    phases.close("done")
+    total = time.perf_counter() - start
+    peak = max(p for _, p in phases.out.values())
+    for name, (wall, mib) in phases.out.items():
+        print(f"  {name:<10s} {wall:8.1f} s   phase peak RSS {mib:7.0f} MiB", flush=True)
+    queries = len(study.records) // len(config.retrievers)
+    print(f"  (P) study {total:.1f} s, client peak {peak:.0f} MiB, {queries:,} queries", flush=True)
+    del study, summary, corpus
+    gc.collect()
+    return {"time": total, "peak": peak, "phases": phases.out}
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of log y on log x (the growth exponent)."""
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
+def print_growth(sizes: list[int], results: dict) -> None:
+    print("\nchunks        time (s)   client peak (MiB)")
+    for n in sizes:
+        print(f"  {n:>10,} {results[n]['time']:10.1f} {results[n]['peak']:12.0f}")
+    if len(sizes) > 1:
+        t = slope(sizes, [results[n]["time"] for n in sizes])
+        m = slope(sizes, [results[n]["peak"] for n in sizes])
+        print(f"growth exponents (log-log slope vs chunks): time {t:.2f}, memory {m:.2f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="100k chunks only")
@@ -164,6 +252,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--queries", type=int, default=20_000, help="sampled queries (N)")
     ap.add_argument("--retrievers", default="bm25")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--modes", default="L,B,D", help="L,B,D (the four-way comparison) or P (memory profile)"
+    )
     args = ap.parse_args(argv)
     sizes = [100_000] if args.quick else [int(s) for s in args.sizes.split(",")]
     config = StudyConfig(
@@ -173,11 +264,19 @@ def main(argv: list[str] | None = None) -> None:
     print(f"retrievers {', '.join(config.retrievers)}; sample of {args.queries:,} queries")
     scratch = Path(tempfile.mkdtemp(prefix="ragstat-bench-scale-"))
     results = {}
+    profile = args.modes.strip().upper() == "P"
     try:
         for n in sizes:
-            results[n] = bench_size(n, config, args.workers, scratch)
+            if profile:
+                results[n] = profile_size(n, config, scratch)
+            else:
+                results[n] = bench_size(n, config, args.workers, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    if profile:
+        print_growth(sizes, results)
+        print(f"client peak RSS over the run: {peak_rss_mib():.0f} MiB")
+        return
     base = sizes[0]
     print(f"\ngrowth from {base:,} chunks (time ratio; chunks ratio):")
     for n in sizes[1:]:

@@ -35,10 +35,19 @@ from ragstat.atomic import atomic_write, atomic_write_text
 from ragstat.errors import InputError
 from ragstat.retrieval.base import Retriever
 from ragstat.retrieval.store import load_retriever, save_retriever
+from ragstat.selfretrieval.bm25build import build_bm25
 from ragstat.selfretrieval.config import StudyConfig
 from ragstat.selfretrieval.search import analyzer_for, fit_retriever
 
-__all__ = ["MANIFEST", "OpenIndex", "ensure_index", "forget_index", "open_index", "read_manifest"]
+__all__ = [
+    "MANIFEST",
+    "OpenIndex",
+    "build_index",
+    "ensure_index",
+    "forget_index",
+    "open_index",
+    "read_manifest",
+]
 
 MANIFEST = "manifest.json"
 FORMAT = "ragstat-study-index"
@@ -145,12 +154,23 @@ def ensure_index(
         say(f"index {index_dir} reused ({', '.join(have)})")
     for name in missing:
         say(f"{name}: indexing {len(texts)} chunks into {index_dir}")
-        retriever = fit_retriever(config, name, texts, show_progress)
-        save_retriever(retriever, index_dir / name)
-        del retriever
+        build_index(config, name, texts, index_dir / name, show_progress)
         have.append(name)
         _write_manifest(index_dir, identity, key, have)
     return key
+
+
+def build_index(
+    config: StudyConfig, name: str, texts: Sequence[str], folder: Path, show_progress=False
+) -> None:
+    """Save retriever ``name`` of ``texts`` as ``folder``: BM25 built in blocks straight to
+    memory-mapped files (:mod:`ragstat.selfretrieval.bm25build`), others fitted and saved."""
+    if name == "bm25":
+        analyzer = analyzer_for(config)
+        if build_bm25(texts, folder, analyzer, config.bm25_k1, config.bm25_b):
+            return
+    retriever = fit_retriever(config, name, texts, show_progress)
+    save_retriever(retriever, folder)
 
 
 def _save_npy(path: Path, array: np.ndarray) -> None:
