@@ -21,7 +21,9 @@ chunk is only removed from its results (``exclude``). bm25s builds w(t, d)
 (``method="lucene"``, float64) as a sparse CSC matrix; scores are the sparse
 product C · Wᵀ (queries × vocabulary counts times vocabulary × chunks), taken in
 blocks of queries, and the ranking is :func:`ragstat.retrieval.topk.topk_dense`
-(score descending, chunk index ascending, positive scores only). bm25s's own
+(score descending, chunk index ascending, positive scores only) — or, with numba,
+the compiled kernel of :mod:`ragstat.retrieval.topk_compiled`, which scores one
+query at a time in the same order and returns bit-identical lists. bm25s's own
 top-k selection is not used: its order among equal scores is arbitrary.
 
 Saved indexes (:meth:`BM25Retriever.save`, :meth:`BM25Retriever.load`) are bm25s's

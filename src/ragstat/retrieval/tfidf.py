@@ -11,7 +11,8 @@ The vocabulary and IDF come from the chunks (the whole index, own chunk
 included); query terms absent from it are ignored, and a query with no known
 term matches nothing. Scores are sparse products of the normalised matrices in
 blocks of queries, ranked by :func:`ragstat.retrieval.topk.topk_dense`: score
-descending, chunk index ascending, positive scores only.
+descending, chunk index ascending, positive scores only (with numba, the compiled
+kernel of :mod:`ragstat.retrieval.topk_compiled`: bit-identical lists).
 
 Saved indexes (:meth:`TfidfRetriever.save`, :meth:`TfidfRetriever.load`) are plain
 files, no pickle: the normalised chunk matrix as its three CSR arrays

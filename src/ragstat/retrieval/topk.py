@@ -38,6 +38,7 @@ import numpy as np
 
 from ragstat.errors import InputError
 from ragstat.resources import check_memory
+from ragstat.retrieval.topk_compiled import compiled_product, supports
 
 __all__ = [
     "BLOCK_ELEMENTS",
@@ -208,9 +209,16 @@ def topk_product(
     memory stays at ``block_elements`` scores per worker whatever Q. With
     ``n_jobs > 1`` blocks run in that many threads (scipy's sparse product and
     numpy release the GIL); results do not depend on ``n_jobs``.
+
+    With ``positive_only``, two CSR float64 operands and numba, the product goes to
+    the compiled kernel instead (:mod:`ragstat.retrieval.topk_compiled`: no score
+    blocks, ``block_elements`` unused): bit-identical indices and scores.
     """
     n_queries, n_chunks = left.shape[0], right.shape[1]  # type: ignore[attr-defined]
     out_idx, out_val = empty_result(n_queries, k)
+    if supports(left, right, positive_only):
+        compiled_product(left, right, exclude, out_idx, out_val, n_jobs)
+        return out_idx, out_val
 
     def run(rows: slice) -> None:
         block = left[rows] @ right  # type: ignore[index]
