@@ -1,0 +1,194 @@
+"""ragas results: ``EvaluationResult.to_pandas()`` saved by pandas as CSV, Parquet or JSONL.
+
+One row per sample: ragas' sample fields (``user_input``, ``retrieved_contexts``,
+``response``, ``reference``, ``reference_context_ids`` …) and one numeric column per
+metric. ``reference_context_ids`` → ``reference_ids``; the other non-score columns →
+``meta_<name>``. ``item_id``: a column ``id`` or ``item_id`` when the file has one, else
+the row number. The file names neither the system (the file's stem is used) nor the
+ragas version (None, unless a column ``ragas_version`` carries it), and holds no
+aggregate: ragas' own is the mean of each metric column over the rows.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from ragstat.adapters.base import ITEM, REFERENCE_IDS, REPEAT, SYSTEM, SourceTable
+from ragstat.errors import InputError
+
+__all__ = ["SAMPLE_FIELDS", "TOOL", "read", "sniff"]
+
+TOOL = "ragas"
+#: ragas' sample fields (SingleTurnSample, MultiTurnSample, testset columns): never scores.
+SAMPLE_FIELDS = frozenset(
+    {
+        "user_input", "retrieved_contexts", "reference_contexts", "retrieved_context_ids",
+        "reference_context_ids", "response", "multi_responses", "reference", "rubrics",
+        "reference_tool_calls", "reference_topics", "persona_name", "query_style",
+        "query_length", "synthesizer_name",
+    }
+)  # fmt: skip
+#: A file is ragas' when it has ``user_input`` and one of these.
+_WITH = ("retrieved_contexts", "response", "reference", "reference_contexts")
+_IDS = ("item_id", "id")
+_VERSION = "ragas_version"
+_LIST_FIELDS = ("retrieved_contexts", "reference_contexts", "retrieved_context_ids",
+                "reference_context_ids", "multi_responses")  # fmt: skip
+_PARQUET = (".parquet", ".pq")
+
+
+def sniff(path: Path) -> bool:
+    """True when ``path`` is a ragas result table (CSV, JSONL or Parquet; never raises)."""
+    try:
+        columns = _columns(Path(path))
+    except Exception:  # sniffing never raises
+        return False
+    return "user_input" in columns and any(c in columns for c in _WITH)
+
+
+def _columns(path: Path) -> list[str]:
+    if path.suffix.lower() in _PARQUET:
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    with open(path, encoding="utf-8") as fh:
+        first = fh.readline(1 << 20).strip()
+    if first.startswith("{"):
+        record = json.loads(first)
+        return list(record) if isinstance(record, dict) else []
+    import csv
+
+    return next(csv.reader([first]), [])
+
+
+def read(path: Path) -> SourceTable:
+    """The per-sample scores of a saved ragas result, one row per sample."""
+    path = Path(path)
+    frame = _load(path)
+    if "user_input" not in frame.columns:
+        if {"question", "contexts"} <= {str(c) for c in frame.columns}:
+            raise InputError(
+                f"{path}: a ragas 0.1 result table (question/contexts columns); "
+                "unsupported, save it with ragas 0.2 or later (user_input/retrieved_contexts)"
+            )
+        raise InputError(f"{path}: not a ragas result table (no user_input column)")
+    scores = _score_columns(frame)
+    if not scores:
+        raise InputError(f"{path}: ragas result table with no metric (score) columns")
+    return _table(path, frame, scores)
+
+
+def _load(path: Path) -> Any:
+    import pandas as pd
+
+    try:
+        if path.suffix.lower() in _PARQUET:
+            return pd.read_parquet(path)
+        with open(path, encoding="utf-8") as fh:
+            jsonl = fh.read(1).lstrip().startswith("{") or path.suffix.lower() == ".jsonl"
+        if jsonl:
+            return pd.read_json(path, lines=True, dtype=False)
+        return pd.read_csv(path, keep_default_na=True)
+    except (OSError, UnicodeDecodeError, ValueError, ImportError) as exc:
+        what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"{path}: not a ragas result table ({what})") from None
+
+
+def _score_columns(frame: Any) -> tuple[str, ...]:
+    import pandas as pd
+
+    out = []
+    for col in frame.columns:
+        name = str(col)
+        if name in SAMPLE_FIELDS or name in _IDS or name == _VERSION:
+            continue
+        values = frame[col]
+        if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+def _table(path: Path, frame: Any, scores: tuple[str, ...]) -> SourceTable:
+    import pandas as pd
+
+    id_col = next((c for c in _IDS if c in frame.columns), None)
+    notes = [f"system: the file name ({path.stem}); a ragas result holds one system"]
+    if id_col is None:
+        items = [str(i) for i in range(len(frame))]
+        notes.append("item_id: the row number (the file has no id or item_id column)")
+    else:
+        items = [_text(v) for v in frame[id_col]]
+    out = pd.DataFrame({ITEM: items, SYSTEM: path.stem, REPEAT: 0})
+    for name in scores:
+        out[name] = pd.to_numeric(frame[name], errors="coerce").astype(float).to_numpy()
+    for col in frame.columns:
+        name = str(col)
+        if name in scores or name == id_col or name == "reference_context_ids":
+            continue
+        out[f"meta_{name}"] = [_meta(name, v) for v in frame[col]]
+    if "reference_context_ids" in frame.columns:
+        out[REFERENCE_IDS] = [_id_list(path, v) for v in frame["reference_context_ids"]]
+    version = _version(frame)
+    if version is None:
+        notes.append("version: a saved ragas result does not record it")
+    notes.append("aggregates: ragas reports the mean of each metric column (not in the file)")
+    return SourceTable(out, scores, TOOL, version, str(path), {}, tuple(notes))
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _as_list(value: Any) -> list[Any] | None:
+    """A list cell as saved by pandas: a list/array (Parquet, JSONL) or its repr (CSV)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not (text.startswith("[") and text.endswith("]")):
+            return None
+        try:
+            parsed = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+        return list(parsed) if isinstance(parsed, (list, tuple)) else None
+    if hasattr(value, "tolist") and not isinstance(value, (int, float)):
+        value = value.tolist()
+    return list(value) if isinstance(value, (list, tuple)) else None
+
+
+def _meta(name: str, value: Any) -> Any:
+    """A meta cell: text or a number (a list field is kept as JSON text)."""
+    if _missing(value):
+        return None
+    if name in _LIST_FIELDS or not isinstance(value, (str, int, float, bool)):
+        items = _as_list(value)
+        if items is not None:
+            return json.dumps(items, ensure_ascii=False, default=str)
+        return value if isinstance(value, (str, int, float)) else str(value)
+    return value
+
+
+def _id_list(path: Path, value: Any) -> list[str]:
+    if _missing(value) or (isinstance(value, str) and not value.strip()):
+        return []
+    items = _as_list(value)
+    if items is None:
+        raise InputError(f"{path}: reference_context_ids holds {str(value)[:40]!r}, not a list")
+    return [_text(v) for v in items if not _missing(v)]
+
+
+def _version(frame: Any) -> str | None:
+    if _VERSION not in frame.columns:
+        return None
+    values = {str(v) for v in frame[_VERSION] if not _missing(v)}
+    return values.pop() if len(values) == 1 else None
