@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from scipy import special
@@ -35,7 +36,15 @@ from scipy import stats as sps
 from ragstat.errors import InputError
 from ragstat.inference import APPLICABLE, METHODS
 from ragstat.inference.estimators import ESTIMANDS
-from ragstat.simulation.batch_boot import Bounds, doc_bootstrap_bounds, query_bootstrap_bounds
+from ragstat.simulation.batch_boot import Bounds, doc_bootstrap_bounds
+from ragstat.simulation.batch_df import (
+    df_bell_mccaffrey,
+    df_moulton,
+    others,
+    t_quantile,
+    z_quantile,
+)
+from ragstat.simulation.batch_query import query_bootstrap_bounds
 
 __all__ = ["BatchIntervals", "BatchResult", "batch_intervals"]
 
@@ -94,14 +103,6 @@ class BatchResult:
         return {(b.estimand, b.method): b.unavailable for b in self.intervals}
 
 
-def _others(x: np.ndarray) -> np.ndarray:
-    """Σ_{e≠d} x_e along axis 1 from prefix and suffix sums (no cancellation for x ≥ 0)."""
-    out = np.zeros_like(x)
-    out[:, 1:] = np.cumsum(x, axis=1)[:, :-1]
-    out[:, :-1] += np.cumsum(x[:, ::-1], axis=1)[:, ::-1][:, 1:]
-    return out
-
-
 @dataclass(frozen=True, eq=False)
 class _Samples:
     """Per-sample arrays and the derived quantities shared by the methods (N, R̂, r, u, …)."""
@@ -131,6 +132,11 @@ class _Samples:
         for key, value in derived.items():
             object.__setattr__(self, key, value)
 
+    @cached_property
+    def rest(self) -> np.ndarray:
+        """Σ_{e≠d} n_e (N − n_d without cancellation), shared by CR2's SE and df."""
+        return others(self.n)
+
     @property
     def K(self) -> int:
         return self.n.shape[1]
@@ -141,30 +147,6 @@ class _Samples:
 
     def estimate(self, estimand: str) -> np.ndarray:
         return self.micro if estimand == "micro" else self.macro
-
-
-def _pairs(w: np.ndarray, f: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """Σ_{d≠e} w_d f_d w_e g_e per row."""
-    return np.sum(w * f * _others(w * g), axis=1)
-
-
-def _df_moulton(n: np.ndarray, sigma2: np.ndarray, rho: np.ndarray) -> np.ndarray:
-    """ν = tr(Σ)²/tr(Σ²) of the document-space Σ (`inference.variance`), NaN if undefined."""
-    N = n.sum(axis=1, keepdims=True)
-    rest = _others(n)
-    s2, r2 = sigma2[:, None], rho[:, None]
-    diag = s2 * n + r2 * n * n * (rest / N + _others(n * n) / (N * rest))
-    w = n * n / rest
-    c0 = rho * np.sum(n * n, axis=1) / N[:, 0] - sigma2
-    ones = np.ones_like(n)
-    off2 = (
-        c0 * c0 * _pairs(w, ones, ones)
-        + 2 * rho * rho * (_pairs(w, n * n, ones) + _pairs(w, n, n))
-        - 4 * c0 * rho * _pairs(w, n, ones)
-    )
-    tr, tr2 = diag.sum(axis=1), np.sum(diag * diag, axis=1) + off2
-    good = (tr2 > 0) & np.isfinite(tr2)
-    return np.where(good, tr * tr / np.where(good, tr2, 1.0), np.nan)
 
 
 def _moulton(x: _Samples) -> tuple[np.ndarray, np.ndarray]:
@@ -196,7 +178,7 @@ def _t_bounds(x: _Samples, theta, se, df) -> tuple[Bounds, np.ndarray, np.ndarra
         return Bounds(theta.copy(), theta.copy(), np.ones(theta.shape, bool)), se * 0.0, df
     ok = (se > x.tol) & np.isfinite(df) & (df > 0)
     se_f = se * np.sqrt(x.fpc)
-    half = sps.t.ppf(1 - x.alpha / 2, np.where(ok, df, 1.0)) * se_f
+    half = t_quantile(1 - x.alpha / 2, df, ok) * se_f
     lower, upper = np.where(ok, theta - half, np.nan), np.where(ok, theta + half, np.nan)
     return Bounds(lower, upper, ok), se_f, df
 
@@ -204,12 +186,12 @@ def _t_bounds(x: _Samples, theta, se, df) -> tuple[Bounds, np.ndarray, np.ndarra
 def _normal_bounds(x: _Samples, theta, se) -> Bounds:
     """θ̂ ± z_{1−α/2} · se (no finite-population correction: naive/diagnostic methods)."""
     ok = se > x.tol
-    half = sps.norm.ppf(1 - x.alpha / 2) * se
+    half = z_quantile(1 - x.alpha / 2) * se
     return Bounds(np.where(ok, theta - half, np.nan), np.where(ok, theta + half, np.nan), ok)
 
 
 def _se_cr2(x: _Samples) -> np.ndarray:
-    return np.sqrt(np.sum(x.u * x.u * x.N[:, None] / _others(x.n), axis=1)) / x.N
+    return np.sqrt(np.sum(x.u * x.u * x.N[:, None] / x.rest, axis=1)) / x.N
 
 
 def _se_cr1(x: _Samples) -> np.ndarray:
@@ -227,8 +209,10 @@ def _clustered(x: _Samples, method: str) -> tuple[Bounds, np.ndarray, np.ndarray
         return _t_bounds(x, x.micro, _se_cr1(x), ones * (x.K - 1))
     if method == "t_rates":
         return _t_bounds(x, x.macro, _se_rates(x), ones * (x.K - 1))
-    sigma2, rho = _moulton(x) if method == "cr2_ik" else (ones, 0 * ones)
-    return _t_bounds(x, x.micro, _se_cr2(x), _df_moulton(x.n, sigma2, rho))
+    if method == "cr2_bm":
+        return _t_bounds(x, x.micro, _se_cr2(x), df_bell_mccaffrey(x.n, x.rest))
+    sigma2, rho = _moulton(x)
+    return _t_bounds(x, x.micro, _se_cr2(x), df_moulton(x.n, sigma2, rho))
 
 
 def _logit(x: _Samples, estimand: str, micro_se: str = "cr1") -> Bounds:
@@ -242,7 +226,7 @@ def _logit(x: _Samples, estimand: str, micro_se: str = "cr1") -> Bounds:
     ok = inside & base.available
     th = np.where(ok, theta, 0.5)
     se_l = se / (th * (1 - th))
-    half = sps.t.ppf(1 - x.alpha / 2, np.where(ok, df, 1.0)) * se_l
+    half = t_quantile(1 - x.alpha / 2, df, ok) * se_l
     ell = np.log(th / (1 - th))
     lower, upper = special.expit(ell - half), special.expit(ell + half)
     return Bounds(np.where(ok, lower, np.nan), np.where(ok, upper, np.nan), ok)

@@ -43,7 +43,7 @@ _BASE = 40 << 20  # interpreter, numpy/scipy and the census: not counted per wor
 
 
 def _boot_shape(block: int, K: int, B: int) -> tuple[int, int]:
-    """(samples, replicates) of one bootstrap step, as `batch_boot._plan` cuts them."""
+    """(samples, replicates) of one bootstrap step, as `batch_boot.plan_blocks` cuts them."""
     per = B * K
     rows = min(block, max(1, _BOOT_ELEMENTS // per))
     chunk = B if per <= _BOOT_ELEMENTS else max(1, _BOOT_ELEMENTS // K)
