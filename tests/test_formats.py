@@ -37,7 +37,8 @@ DOC = ROOT / "docs" / "formats.md"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "formats"
 VERBS = {"interval", "compare", "plan", "simulate", "study", "evaluate", "generation",
          "ontology", "ingestion", "latency", "gate", "filter-rule", "agreement",
-         "ppi", "judge-bias", "split", "coverage"}  # fmt: skip
+         "ppi", "judge-bias", "split", "coverage", "extraction", "routing", "nuggets",
+         "chunking", "rewriting"}  # fmt: skip
 FILE = re.compile(r"<!-- file: (\S+) -->")
 EXAMPLE = re.compile(r"<!-- example: ([\w-]+) -->")
 

@@ -36,6 +36,12 @@ def test_top_level_all_is_pinned():
             "simulate",
             "split",
             "study",
+            "chunking",
+            "extraction",
+            "nuggets",
+            "read_source",
+            "rewriting",
+            "routing",
         ]
     )
     for name in ragstat.__all__:
@@ -59,6 +65,11 @@ def test_api_all_is_pinned_and_names_the_functions_not_their_modules():
             "PlanResult",
             "SplitResult",
             "StudyResult",
+            "ChunkingReport",
+            "ExtractionScores",
+            "RewritingReport",
+            "RoutingResult",
+            "Source",
             "agreement",
             "compare",
             "coverage",
@@ -76,6 +87,12 @@ def test_api_all_is_pinned_and_names_the_functions_not_their_modules():
             "simulate",
             "split",
             "study",
+            "chunking",
+            "extraction",
+            "nuggets",
+            "read_source",
+            "rewriting",
+            "routing",
         ]
     )
     for name in ragstat.api.__all__:

@@ -12,19 +12,25 @@ from typing import TYPE_CHECKING, Any
 from ragstat.errors import BackendUnavailable, DesignError, InputError, RagstatError
 
 if TYPE_CHECKING:
+    from ragstat.api.sources import read_source
     from ragstat.api.verbs.agreement import agreement
+    from ragstat.api.verbs.chunking import chunking
     from ragstat.api.verbs.compare import compare
     from ragstat.api.verbs.coverage import coverage
     from ragstat.api.verbs.evaluate import evaluate
+    from ragstat.api.verbs.extraction import extraction
     from ragstat.api.verbs.filter_rule import filter_rule
     from ragstat.api.verbs.gate import gate
     from ragstat.api.verbs.generation import generation
     from ragstat.api.verbs.ingestion import ingestion, latency
     from ragstat.api.verbs.interval import interval
     from ragstat.api.verbs.judge_bias import judge_bias
+    from ragstat.api.verbs.nuggets import nuggets
     from ragstat.api.verbs.ontology import ontology
     from ragstat.api.verbs.plan import plan
     from ragstat.api.verbs.ppi import ppi
+    from ragstat.api.verbs.rewriting import rewriting
+    from ragstat.api.verbs.routing import routing
     from ragstat.api.verbs.simulate import simulate
     from ragstat.api.verbs.split import split
     from ragstat.api.verbs.study import study
@@ -47,9 +53,11 @@ __all__ = [
     "aggregate_frame",
     "agreement",
     "analyze",
+    "chunking",
     "compare",
     "coverage",
     "evaluate",
+    "extraction",
     "filter_rule",
     "gate",
     "generation",
@@ -57,15 +65,25 @@ __all__ = [
     "interval",
     "judge_bias",
     "latency",
+    "nuggets",
     "ontology",
     "plan",
     "ppi",
+    "read_source",
+    "rewriting",
+    "routing",
     "simulate",
     "split",
     "study",
 ]
 
 _LAZY = {
+    "chunking": "ragstat.api",
+    "extraction": "ragstat.api",
+    "nuggets": "ragstat.api",
+    "read_source": "ragstat.api",
+    "rewriting": "ragstat.api",
+    "routing": "ragstat.api",
     "agreement": "ragstat.api",
     "judge_bias": "ragstat.api",
     "ppi": "ragstat.api",

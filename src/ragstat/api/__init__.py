@@ -15,19 +15,25 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ragstat.api.evaluation import EvaluationReport
     from ragstat.api.items import ItemScores
+    from ragstat.api.sources import Source, read_source
     from ragstat.api.verbs.agreement import AgreementResult, agreement
+    from ragstat.api.verbs.chunking import ChunkingReport, chunking
     from ragstat.api.verbs.compare import compare
     from ragstat.api.verbs.coverage import CoverageMatrix, coverage
     from ragstat.api.verbs.evaluate import evaluate
+    from ragstat.api.verbs.extraction import ExtractionScores, extraction
     from ragstat.api.verbs.filter_rule import FilterRuleResult, filter_rule
     from ragstat.api.verbs.gate import gate
     from ragstat.api.verbs.generation import generation
     from ragstat.api.verbs.ingestion import ingestion, latency
     from ragstat.api.verbs.interval import interval
     from ragstat.api.verbs.judge_bias import JudgeBiasResult, judge_bias
+    from ragstat.api.verbs.nuggets import nuggets
     from ragstat.api.verbs.ontology import ontology
     from ragstat.api.verbs.plan import PlanResult, plan
     from ragstat.api.verbs.ppi import PPIResult, ppi
+    from ragstat.api.verbs.rewriting import RewritingReport, rewriting
+    from ragstat.api.verbs.routing import RoutingResult, routing
     from ragstat.api.verbs.simulate import simulate
     from ragstat.api.verbs.split import SplitResult, split
     from ragstat.api.verbs.study import StudyResult, study
@@ -35,20 +41,27 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgreementResult",
+    "ChunkingReport",
     "CoverageMatrix",
     "EvaluationReport",
+    "ExtractionScores",
     "FilterRuleResult",
     "GateReport",
     "ItemScores",
     "JudgeBiasResult",
     "PPIResult",
     "PlanResult",
+    "RewritingReport",
+    "RoutingResult",
+    "Source",
     "SplitResult",
     "StudyResult",
     "agreement",
+    "chunking",
     "compare",
     "coverage",
     "evaluate",
+    "extraction",
     "filter_rule",
     "gate",
     "generation",
@@ -56,15 +69,30 @@ __all__ = [
     "interval",
     "judge_bias",
     "latency",
+    "nuggets",
     "ontology",
     "plan",
     "ppi",
+    "read_source",
+    "rewriting",
+    "routing",
     "simulate",
     "split",
     "study",
 ]
 
 _HOME = {
+    "ChunkingReport": "ragstat.api.verbs.chunking",
+    "chunking": "ragstat.api.verbs.chunking",
+    "ExtractionScores": "ragstat.api.verbs.extraction",
+    "extraction": "ragstat.api.verbs.extraction",
+    "nuggets": "ragstat.api.verbs.nuggets",
+    "RewritingReport": "ragstat.api.verbs.rewriting",
+    "rewriting": "ragstat.api.verbs.rewriting",
+    "RoutingResult": "ragstat.api.verbs.routing",
+    "routing": "ragstat.api.verbs.routing",
+    "Source": "ragstat.api.sources",
+    "read_source": "ragstat.api.sources",
     "CoverageMatrix": "ragstat.api.verbs.coverage",
     "coverage": "ragstat.api.verbs.coverage",
     "SplitResult": "ragstat.api.verbs.split",

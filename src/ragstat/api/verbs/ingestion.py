@@ -1,8 +1,9 @@
 """``ragstat.ingestion`` and ``ragstat.latency``: extraction fidelity and serving time.
 
 Ingestion records: ``id`` plus any of ``reference`` + ``extracted`` (CER, WER and the
-extracted-length ratio per ``class``) and ``text`` (Unicode drift: NFC ≠ NFKC, invisible
-code points). Latency: spans with ``trace_id``, ``stage`` and ``duration_ms`` (or
+extracted-length ratio per ``class``), ``text`` (Unicode drift: NFC ≠ NFKC, invisible
+code points) and the cleaning pairs ``pii_ref`` + ``pii_detected``, ``boilerplate_ref`` +
+``boilerplate_removed``, ``lang_ref`` + ``lang_pred`` (:mod:`.ingestion_spans`). Latency: spans with ``trace_id``, ``stage`` and ``duration_ms`` (or
 ``start_ms``/``end_ms``); percentiles per stage, and the time per trace and stage with
 intervals clustered by ``cluster_by`` when it names a span field.
 """
@@ -18,6 +19,7 @@ import numpy as np
 from ragstat.api.evaluation import draw_seed
 from ragstat.api.items import ItemScores, Records, Scores, read_records, require_ids
 from ragstat.api.items import score_intervals as intervals
+from ragstat.api.verbs.ingestion_spans import IngestionScores, cleaning_inputs, cleaning_scores
 from ragstat.errors import InputError
 
 __all__ = ["ingestion", "latency"]
@@ -68,16 +70,20 @@ def ingestion(
     level: float = 0.95,
     bootstrap_reps: int = 1999,
     seed: int | None = None,
-) -> ItemScores:
-    """CER and WER per document, the extracted-length ratio per class and Unicode drift,
-    each with intervals clustered by ``cluster_by`` (see the module docstring).
-    ``seed=None`` draws a seed, kept in ``result.seed``."""
+) -> IngestionScores:
+    """CER and WER per document, the extracted-length ratio per class, Unicode drift, and
+    PII removal, boilerplate removal and language identification, each with intervals
+    clustered by ``cluster_by`` (see the module docstring). ``seed=None`` draws a seed,
+    kept in ``result.seed``."""
     rows, label = read_records(data)
     require_ids(rows, label)
     pairs = [r for r in rows if "reference" in r and "extracted" in r]
     texts = [r for r in rows if "text" in r]
-    if not pairs and not texts:
-        raise InputError(f"{label}: records need reference + extracted, or text")
+    if not pairs and not texts and not cleaning_inputs(rows):
+        raise InputError(
+            f"{label}: records need reference + extracted, text, or a cleaning pair "
+            "(pii_ref + pii_detected, boilerplate_ref + boilerplate_removed, lang_ref + lang_pred)"
+        )
     seed = draw_seed(seed)
     scores: Scores = {}
     notes: list[str] = []
@@ -86,7 +92,11 @@ def ingestion(
     if texts:
         _drift(texts, scores, notes)
     found, note = intervals(scores, rows, cluster_by, level=level, seed=seed, reps=bootstrap_reps)
-    return ItemScores("ingestion", label, found, note, tuple(notes), level, seed)
+    c = cleaning_scores(rows, cluster_by, level=level, seed=seed, reps=bootstrap_reps)
+    return IngestionScores(
+        "ingestion", label, found | c.scores, note or c.clustering, tuple(notes + c.notes),
+        level, seed, f1=c.f1, inputs=c.inputs, boilerplate_by_document=tuple(c.by_document),
+    )  # fmt: skip
 
 
 def _traces(spans: Rows, cluster_by: str | None) -> dict[str, dict[str, Any]]:
