@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import io
 import os
 import sys
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -13,19 +15,24 @@ import typer
 
 from ragstat.cli import (
     agreement,
+    chunking,
     compare,
     coverage,
     evaluate,
+    extraction,
     filter_rule,
     gate,
     generation,
     ingestion,
     interval,
     judge_bias,
+    nuggets,
     ontology,
     plan,
     ppi,
     report,
+    rewriting,
+    routing,
     simulate,
     split,
     study,
@@ -34,6 +41,7 @@ from ragstat.cli import (
 from ragstat.cli.runlog import set_argv
 from ragstat.cli.runs import runs_app
 from ragstat.cli.terminal import error_line, route_warnings, safe
+from ragstat.cli.verb import Group
 from ragstat.errors import RagstatError
 from ragstat.signals import exit_code, received, signal_name
 from ragstat.signals import install as install_signals
@@ -42,6 +50,7 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="ragstat",
+    cls=Group,
     help="Honest, document-clustered uncertainty for retrieval and RAG evaluation.",
     no_args_is_help=True,
     add_completion=False,
@@ -65,6 +74,10 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt as exc:
             raise _Interrupted(exc) from None
 
+    # The annotations resolved once here: typer would evaluate their strings four times.
+    verb.__signature__ = inspect.signature(fn, eval_str=True)  # type: ignore[attr-defined]
+    verb.__annotations__ = typing.get_type_hints(fn, include_extras=True)
+    del verb.__wrapped__  # typer reads the signature above
     return verb
 
 
@@ -85,6 +98,11 @@ _VERBS: dict[str, Callable[..., Any]] = {
     "ontology": ontology.ontology,
     "ingestion": ingestion.ingestion,
     "latency": ingestion.latency,
+    "extraction": extraction.extraction,
+    "routing": routing.routing,
+    "nuggets": nuggets.nuggets,
+    "chunking": chunking.chunking,
+    "rewriting": rewriting.rewriting,
     "simulate": simulate.simulate,
     "study": study.study,
     "demo": study.demo,

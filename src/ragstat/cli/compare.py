@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ragstat.api.verbs.compare import ComparisonRun, compare_run, compare_two_sample
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, headline, recorded, write_json
 from ragstat.cli.verb import options_command, settings_of
+
+if TYPE_CHECKING:
+    from ragstat.api.verbs.compare import ComparisonRun
 
 A = Annotated[Path, typer.Argument(help="Per-query table of system A (or of both, with --systems)")]
 B = Annotated[Path | None, typer.Argument(help="Per-query table of system B")]
@@ -60,6 +62,8 @@ def compare(a: CompareOptions) -> None:
     if a.design == "two-sample":
         _two_sample(a)
         return
+    from ragstat.api.verbs.compare import compare_run
+
     methods, estimands = a.method_list(), a.estimand_list()
     inputs = {"a": a.a, "b": a.b, "population_file": a.population_file}
     source = f"{a.a}" + (f" vs {a.b}" if a.b else "")
@@ -93,6 +97,8 @@ def compare(a: CompareOptions) -> None:
 
 def _two_sample(a: CompareOptions) -> None:
     """Independent arms: CR2 on y ~ arm clustered by unit (no pairing of queries)."""
+    from ragstat.api.verbs.compare import compare_two_sample
+
     inputs = {"a": a.a, "b": a.b}
     with recorded("compare", settings_of(a), inputs=inputs, out=a.out, force=a.force) as log:
         result = compare_two_sample(

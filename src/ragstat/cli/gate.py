@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, recorded, write_json
 from ragstat.cli.verb import options_command
-from ragstat.decisions.gates import GateReport
+
+if TYPE_CHECKING:
+    from ragstat.decisions.gates import GateReport
 
 GatesFile = Annotated[
     Path, typer.Argument(help="Gates file (TOML): inputs, level, correction, gates")

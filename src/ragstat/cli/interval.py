@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ragstat.api.verbs.interval import IntervalRun, interval_run
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, headline, recorded, write_json
 from ragstat.cli.verb import options_command, settings_of
-from ragstat.outfolder import check_complete
+
+if TYPE_CHECKING:
+    from ragstat.api.verbs.interval import IntervalRun
 
 File = Annotated[
     Path,
@@ -42,6 +43,9 @@ def interval(a: IntervalOptions) -> None:
     (hit, rr, …; default: the only one, hit1 on study records) and optional query_id,
     system, stratum, position, weight. Fields, examples, output: docs/formats.md.
     """
+    from ragstat.api.verbs.interval import interval_run
+    from ragstat.outfolder import check_complete
+
     methods, estimands = a.method_list(), a.estimand_list()
     check_complete(a.file if a.file.is_dir() else a.file.parent)  # not a killed run's leftovers
     settings = settings_of(a, exclude=("workers", "scheduler"))

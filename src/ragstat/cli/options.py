@@ -11,8 +11,7 @@ from typing import Annotated
 import typer
 
 from ragstat.errors import InputError
-from ragstat.inference import DEFAULT_REPS, METHODS
-from ragstat.inference.designs import DESIGNS
+from ragstat.inference.names import DEFAULT_REPS, DESIGNS, METHODS
 
 Cluster = Annotated[str, typer.Option(help="Column with the sampling unit (document)")]
 Score = Annotated[

@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ragstat.api.verbs.plan import GoldenSet
-from ragstat.api.verbs.plan import plan as plan_documents
-from ragstat.api.verbs.plan import power as plan_power
 from ragstat.cli import options as o
 from ragstat.cli.verb import options_command
 from ragstat.errors import InputError
-from ragstat.inference.power import ABDesign
+
+if TYPE_CHECKING:
+    from ragstat.api.verbs.plan import GoldenSet
+    from ragstat.inference.power import ABDesign
 
 HalfWidth = Annotated[
     float | None, typer.Option("--half-width", help="Target half-width h of the interval")
@@ -85,12 +85,16 @@ class PlanOptions:
 
     def golden(self) -> GoldenSet | None:
         """Golden-set sizing when any of its options is given."""
+        from ragstat.api.verbs.plan import GoldenSet
+
         given = (self.queries_per_doc, self.icc, self.rate, self.queries)
         if all(v is None for v in given):
             return None
         return GoldenSet(self.queries_per_doc, self.icc, self.rate, self.queries)
 
     def design(self) -> ABDesign:
+        from ragstat.inference.power import ABDesign
+
         if self.mde is None:
             raise InputError("--ab needs the minimum detectable effect --mde")
         if self.sided not in ("two-sided", "one-sided"):
@@ -115,6 +119,9 @@ def plan(a: PlanOptions) -> None:
     Pilot: a per-query table (doc_id, a score column; with --systems a system column);
     population file: stratum (or type) and M. Fields, examples, output: docs/formats.md.
     """
+    from ragstat.api.verbs.plan import plan as plan_documents
+    from ragstat.api.verbs.plan import power as plan_power
+
     if a.ab:
         ab = plan_power(
             a.design(), pilot=a.pilot, cluster=a.cluster, score=a.score, system=a.system

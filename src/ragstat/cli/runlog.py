@@ -16,10 +16,13 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragstat.cli.terminal import error_line, safe
-from ragstat.outfolder import OutputFolder
 from ragstat.signals import signal_name
+
+if TYPE_CHECKING:
+    from ragstat.outfolder import OutputFolder
 
 __all__ = ["RunLog", "absolute", "headline", "recorded", "set_argv", "write_json"]
 

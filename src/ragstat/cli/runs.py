@@ -2,31 +2,26 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shlex
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ragstat.cli.terminal import safe
-from ragstat.registry import (
-    Manifest,
-    Registry,
-    RegistryError,
-    RegistryLocation,
-    diff_runs,
-    locate_registry,
-)
-from ragstat.registry.diff import flatten
-from ragstat.registry.location import REGISTRY_ENV, default_registry_timeout
+from ragstat.cli.verb import Group
+from ragstat.registry.location import REGISTRY_ENV
+
+if TYPE_CHECKING:
+    from ragstat.registry import Manifest, Registry, RegistryLocation
 
 __all__ = ["diff", "list_runs", "runs_app", "show"]
 
 runs_app = typer.Typer(
     name="runs",
+    cls=Group,
     help="Recorded runs: list them, show one manifest, diff two runs.",
     no_args_is_help=True,
     add_completion=False,
@@ -49,6 +44,9 @@ RunId = Annotated[str, typer.Argument(help="Run id or a unique prefix of one")]
 
 def _registry(path: Path | None) -> tuple[Registry, RegistryLocation]:
     """The registry to read: ``--registry``, else the one :func:`locate_registry` finds."""
+    from ragstat.registry import Registry, RegistryError, locate_registry
+    from ragstat.registry.location import default_registry_timeout
+
     where = locate_registry(path)
     if where.path is None:
         raise RegistryError(
@@ -76,6 +74,8 @@ def _time(started_at: str) -> str:
 
 def source_fingerprint(m: Manifest) -> str:
     """12 hex digits naming the data: the corpus fingerprint, else the input hash(es)."""
+    import hashlib
+
     if m.corpus_fingerprint:
         return m.corpus_fingerprint[:12]
     hashes = sorted(m.inputs.values())
@@ -145,6 +145,8 @@ def _section(title: str, items: dict) -> list[str]:
 
 def manifest_lines(m: Manifest) -> list[str]:
     """A manifest as readable text."""
+    from ragstat.registry.diff import flatten
+
     head = {
         "run": m.run_id,
         "command": m.command,
@@ -187,6 +189,8 @@ def diff(
     registry: RegistryPath = None,
 ) -> None:
     """What changed from run A to run B: config, data, results, versions."""
+    from ragstat.registry import diff_runs
+
     reg, where = _registry(registry)
     d = diff_runs(reg.get(run_a), reg.get(run_b))
     _say_where(where)

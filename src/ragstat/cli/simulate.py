@@ -7,17 +7,17 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ragstat.api.verbs.simulate import default_reps
-from ragstat.api.verbs.simulate import simulate as simulate_api
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, absolute, recorded, write_json
 from ragstat.errors import InputError
-from ragstat.inference import METHODS
-from ragstat.simulation.results import CoverageReport, StudiesCoverage
+from ragstat.inference.names import METHODS
+
+if TYPE_CHECKING:
+    from ragstat.simulation.results import CoverageReport, StudiesCoverage
 
 Census = Annotated[
     Path | None, typer.Argument(help="Census: per-query table or per-document n,s table")
@@ -94,6 +94,8 @@ def simulate(
     columns: dict[str, Any] = dict(cluster=cluster, score=score, strata=strata, system=system)
     settings = _settings(census, from_study, ks, opts, columns, engine)
     inputs = _inputs(census, from_study)
+    from ragstat.api.verbs.simulate import simulate as simulate_api
+
     with recorded("simulate", settings, inputs=inputs, out=out_folder, force=force) as log:
         with _progress(not as_json and sys.stderr.isatty()) as tick:
             result = simulate_api(
@@ -126,6 +128,8 @@ def _options(
     types: int | None,
 ) -> dict[str, Any]:
     """The simulation's options as the twin takes them (names checked, default reps)."""
+    from ragstat.api.verbs.simulate import default_reps
+
     return {
         "reps": default_reps(ks) if reps is None else reps,
         "design": design,
@@ -175,6 +179,7 @@ def _write(
 ) -> None:
     """result.json and the report in the output folder."""
     from ragstat.report import report_from_simulation
+    from ragstat.simulation.results import StudiesCoverage
 
     if isinstance(result, StudiesCoverage):
         source = ", ".join(map(str, from_study or []))

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ragstat.cli import options as o
 from ragstat.cli.runlog import absolute, headline, recorded
 from ragstat.cli.terminal import literal, markup, safe
-from ragstat.corpus.loaders import load_corpus
-from ragstat.outfolder import staging_folders
+
+if TYPE_CHECKING:
+    from ragstat.corpus.document import Corpus
 
 Retrievers = Annotated[str, typer.Option(help="Comma-separated: bm25, tfidf, dense, rrf")]
 ChunkWords = Annotated[int, typer.Option(help="Words per chunk")]
@@ -47,6 +48,14 @@ def _progress(show: bool) -> Iterator[Callable[[str], None]]:
             status.update(f"ragstat: {markup(msg)}")
 
         yield say
+
+
+def load_corpus(name: str, *, exclude: Sequence[Path] = ()) -> Corpus:
+    """:func:`ragstat.corpus.loaders.load_corpus`, imported when a study runs (the corpus
+    readers are not needed to start the command line)."""
+    from ragstat.corpus.loaders import load_corpus as load
+
+    return load(name, exclude=exclude)
 
 
 def _none(value: str) -> str | None:
@@ -78,6 +87,7 @@ def _run(
 ) -> None:
     from ragstat.api.verbs.study import batched, study_config
     from ragstat.api.verbs.study import study as self_retrieval
+    from ragstat.outfolder import staging_folders
 
     show = not quiet and not as_json and sys.stderr.isatty()
     name = corpus_name if corpus_name == "demo" else absolute(corpus_name)

@@ -11,7 +11,6 @@ import typer
 from ragstat.cli.runs import RegistryPath
 from ragstat.cli.terminal import safe
 from ragstat.errors import BackendUnavailable, InputError
-from ragstat.registry import RegistryError, locate_registry
 
 __all__ = ["is_loopback", "ui"]
 
@@ -50,6 +49,8 @@ def ui(
             f"--host {host!r} is not a loopback address: the web view shows every recorded run "
             "to whoever reaches it; pass --allow-remote to serve it there anyway"
         )
+    from ragstat.registry import RegistryError, locate_registry
+
     where = locate_registry(registry)
     if where.path is None:
         raise RegistryError(

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import platformdirs
-
 from ragstat.registry.errors import RegistryError
 
 __all__ = [
@@ -106,6 +104,8 @@ def find_project_registry(start: Path, stop: Path | None = None) -> Path | None:
 
 def user_registry_path() -> Path:
     """``registry.sqlite`` in the per-user data folder of ragstat."""
+    import platformdirs  # here, not at the top: the command line starts without it
+
     return Path(platformdirs.user_data_dir("ragstat", appauthor=False)) / FILE_NAME
 
 
