@@ -10,6 +10,7 @@ import typer
 
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, headline, recorded, write_json
+from ragstat.cli.sources import label, print_source
 from ragstat.cli.verb import options_command, settings_of
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ PermutationReps = Annotated[
 
 
 @dataclass(frozen=True, kw_only=True)
-class CompareOptions(o.AnalysisOptions, o.DesignOptions, o.OutputOptions):
+class CompareOptions(o.AnalysisOptions, o.DesignOptions, o.SourceOptions, o.OutputOptions):
     a: A
     b: B = None
     systems: Systems = None
@@ -56,8 +57,8 @@ def compare(a: CompareOptions) -> None:
     """Intervals for the difference A − B, clustered by document, and a sign-flip test.
 
     Input: per-query tables (query_id, doc_id, a score column; optional stratum, weight)
-    for A and B, or one table with a system column and --systems A,B. Fields, examples,
-    output: docs/formats.md.
+    for A and B, or one table with a system column and --systems A,B — or another tool's
+    result file (--from) with two systems. Fields, examples, output: docs/formats.md.
     """
     if a.design == "two-sample":
         _two_sample(a)
@@ -66,10 +67,11 @@ def compare(a: CompareOptions) -> None:
 
     methods, estimands = a.method_list(), a.estimand_list()
     inputs = {"a": a.a, "b": a.b, "population_file": a.population_file}
-    source = f"{a.a}" + (f" vs {a.b}" if a.b else "")
     with recorded("compare", settings_of(a), inputs=inputs, out=a.out, force=a.force) as log:
+        data = a.source(a.a)
+        source = label(a.a, data) + (f" vs {a.b}" if a.b else "")
         run = compare_run(
-            a.a,
+            data,
             a.b,
             systems=a.systems,
             cluster=a.cluster,
@@ -92,7 +94,12 @@ def compare(a: CompareOptions) -> None:
         log.config["score"] = run.score
         log.results = headline(result.to_dict())
         _write(log, run, source)
-    o.emit(result, a.as_json, lambda: _render(result, source))
+
+    def render() -> None:
+        print_source(data)
+        _render(result, source)
+
+    o.emit(result, a.as_json, render)
 
 
 def _two_sample(a: CompareOptions) -> None:

@@ -9,18 +9,25 @@ import typer
 
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, absolute, recorded, write_json
+from ragstat.cli.sources import print_source
 
 if TYPE_CHECKING:  # the library is imported when the verb runs: a lean start for the others
     from ragstat.api.evaluation import EvaluationReport
 
 
 def evaluate(
+    files: Annotated[
+        Path | None,
+        typer.Argument(help="A ranx, BEIR or MTEB folder or file holding qrels and runs (--from)"),
+    ] = None,
     qrels: Annotated[
-        Path, typer.Option(help="Qrels: TREC (qid 0 docid rel), JSONL, CSV or Parquet")
-    ],
+        Path | None, typer.Option(help="Qrels: TREC (qid 0 docid rel), JSONL, CSV or Parquet")
+    ] = None,
     run: Annotated[
-        list[Path], typer.Option(help="Run file(s): TREC 6 columns, JSONL, CSV or Parquet")
-    ],
+        list[Path] | None,
+        typer.Option(help="Run file(s): TREC 6 columns, JSONL, CSV or Parquet"),
+    ] = None,
+    from_format: o.FromFormat = None,
     metrics: Annotated[
         str, typer.Option(help="e.g. ndcg@10,recall@10,mrr,map,p@10,hit@5,rprec")
     ] = "ndcg@10,recall@10,mrr",
@@ -40,45 +47,64 @@ def evaluate(
     """Evaluate runs against qrels; per-metric means with clustered intervals (paired with two runs).
 
     Qrels: query_id, doc_id, relevance (TREC: qid 0 docid rel); runs: query_id, doc_id,
-    score (TREC: 6 columns). Fields, examples, output: docs/formats.md.
+    score (TREC: 6 columns); or FILES --from ranx|beir|mteb. Formats: docs/formats.md.
     """
     from ragstat.api.verbs.evaluate import evaluate as evaluate_runs
     from ragstat.api.verbs.evaluate import metric_names
 
     names = metric_names(metrics)
+    runs = _check_inputs(files, qrels, run or [])
     settings = dict(
-        qrels=absolute(qrels), run=[absolute(r) for r in run], metrics=names,
-        cluster_by=cluster_by, cluster_column=cluster_column, level=level,
-        bootstrap_reps=bootstrap_reps, seed=seed,
+        qrels=qrels and absolute(qrels), run=[absolute(r) for r in runs], files=files and
+        absolute(files), from_format=from_format, metrics=names, cluster_by=cluster_by,
+        cluster_column=cluster_column, level=level, bootstrap_reps=bootstrap_reps, seed=seed,
     )  # fmt: skip
-    inputs = {"qrels": qrels, **{f"run{i}": path for i, path in enumerate(run)}}
+    inputs = {"qrels": qrels, "files": files, **{f"run{i}": p for i, p in enumerate(runs)}}
     with recorded("evaluate", settings, inputs=inputs, out=out, force=force) as log:
+        data = _read_source(files, from_format) if files is not None else qrels
         result = evaluate_runs(
-            qrels,
-            list(run),
-            metrics=names,
-            cluster_by=cluster_by,
-            cluster_column=cluster_column,
-            level=level,
-            bootstrap_reps=bootstrap_reps,
-            seed=seed,
-        )
+            data, list(runs) if files is None else None, metrics=names, cluster_by=cluster_by,
+            cluster_column=cluster_column, level=level, bootstrap_reps=bootstrap_reps, seed=seed,
+        )  # fmt: skip
         log.results = _headline(result.to_dict())
         if log.out is not None:
-            _write(log, result, qrels, run)
+            _write(log, result, files or qrels, runs)
     o.emit(result, as_json, lambda: _render(result))
 
 
-def _write(log: RunLog, result: EvaluationReport, qrels: Path, runs: list[Path]) -> None:
+def _check_inputs(files: Path | None, qrels: Path | None, runs: list[Path]) -> list[Path]:
+    """Either FILES (another tool's qrels and runs) or --qrels with --run."""
+    from ragstat.errors import InputError
+
+    if files is not None:
+        if qrels is not None or runs:
+            raise InputError("give either FILES (--from ranx|beir|mteb) or --qrels and --run")
+        return []
+    if qrels is None or not runs:
+        raise InputError("evaluate needs --qrels and --run (or FILES from ranx, BEIR or MTEB)")
+    return runs
+
+
+def _read_source(files: Path, fmt: str | None) -> Any:
+    from ragstat.api.sources import read_source
+
+    return read_source(files, fmt)
+
+
+def _write(log: RunLog, result: EvaluationReport, qrels: Path | None, runs: list[Path]) -> None:
     """result.json (the --json object) and report.json/md/html into the staging folder."""
     if log.out is None:
         return
     log.wrote(write_json(log.out / "result.json", result.to_dict()))
-    source = f"{', '.join(map(str, runs))} against {qrels}"
+    source = f"{', '.join(map(str, runs))} against {qrels}" if runs else str(qrels)
+    if result.source is not None:
+        info = result.source
+        source += f" ({info.tool}{'' if info.version is None else ' ' + info.version})"
     log.write_report(result.report(source=source, created=log.started_at))
 
 
 def _render(result: EvaluationReport) -> None:
+    print_source(result.source)
     from ragstat.cli.render_eval import print_evaluation
 
     print_evaluation(result.to_dict())

@@ -10,6 +10,7 @@ import typer
 
 from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, headline, recorded, write_json
+from ragstat.cli.sources import label, print_source
 from ragstat.cli.verb import options_command, settings_of
 
 if TYPE_CHECKING:
@@ -26,7 +27,9 @@ System = Annotated[str | None, typer.Option(help="Keep rows of this system only"
 
 
 @dataclass(frozen=True, kw_only=True)
-class IntervalOptions(o.AnalysisOptions, o.DesignOptions, o.EngineOptions, o.OutputOptions):
+class IntervalOptions(
+    o.AnalysisOptions, o.DesignOptions, o.EngineOptions, o.SourceOptions, o.OutputOptions
+):
     file: File
     cluster: o.Cluster = "doc_id"
     score: o.Score = None
@@ -41,7 +44,8 @@ def interval(a: IntervalOptions) -> None:
 
     Input: one row per query with doc_id (the document: the cluster), a score column
     (hit, rr, …; default: the only one, hit1 on study records) and optional query_id,
-    system, stratum, position, weight. Fields, examples, output: docs/formats.md.
+    system, stratum, position, weight — or another tool's result file (--from). Fields,
+    examples, output: docs/formats.md.
     """
     from ragstat.api.verbs.interval import interval_run
     from ragstat.outfolder import check_complete
@@ -51,8 +55,9 @@ def interval(a: IntervalOptions) -> None:
     settings = settings_of(a, exclude=("workers", "scheduler"))
     inputs = {"file": a.file, "population_file": a.population_file}
     with recorded("interval", settings, inputs=inputs, out=a.out, force=a.force) as log:
+        data = a.source(a.file)
         run = interval_run(
-            a.file,
+            data,
             cluster=a.cluster,
             score=a.score,
             level=a.level,
@@ -71,11 +76,11 @@ def interval(a: IntervalOptions) -> None:
             engine=a.engine,
             scheduler=a.scheduler,
         )
-        _record(log, run, a)
-    o.emit(run.report, a.as_json, lambda: _render(run, a.file))
+        _record(log, run, a, label(a.file, data))
+    o.emit(run.report, a.as_json, lambda: _render(run, a.file, data))
 
 
-def _record(log: RunLog, run: IntervalRun, a: IntervalOptions) -> None:
+def _record(log: RunLog, run: IntervalRun, a: IntervalOptions, source: str) -> None:
     report = run.report
     log.config["seed"] = report.seed
     log.config["score"] = run.roles.score
@@ -89,7 +94,7 @@ def _record(log: RunLog, run: IntervalRun, a: IntervalOptions) -> None:
         report_from_interval(
             report,
             run.stats,
-            source=str(a.file),
+            source=source,
             design=a.design,
             query_scores=run.query_scores,
             created=log.started_at,
@@ -97,7 +102,8 @@ def _record(log: RunLog, run: IntervalRun, a: IntervalOptions) -> None:
     )
 
 
-def _render(run: IntervalRun, file: Path) -> None:
+def _render(run: IntervalRun, file: Path, data: object) -> None:
     from ragstat.cli.render import print_report
 
+    print_source(data)
     print_report(run.report, source=str(file))

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -56,6 +56,31 @@ PopulationFile = Annotated[
     typer.Option(help="Population documents per stratum/type (columns stratum|type|group, M)"),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object")]
+FromFormat = Annotated[
+    str | None,
+    typer.Option(
+        "--from",
+        help="Another tool's result file: inspect, lm-eval, helm, ragas, deepeval, promptfoo, "
+        "ragchecker, ranx, beir, mteb (detected when unmistakable)",
+    ),
+]
+ClusterBy = Annotated[
+    str | None,
+    typer.Option(
+        help="Another tool's file: the field holding each item's document (meta_ optional)"
+    ),
+]
+ClusterRule = Annotated[
+    str | None,
+    typer.Option(help="Another tool's file: group items by reference documents: "
+                 "first-reference | component"),
+]  # fmt: skip
+MissingCluster = Annotated[
+    str,
+    typer.Option(
+        help="Another tool's file: items without a cluster value: exclude (counted) | error"
+    ),
+]
 Engine = Annotated[
     str,
     typer.Option(help="local (this machine) or dask (a Dask cluster: pip install ragstat[dask])"),
@@ -122,6 +147,28 @@ class AnalysisOptions:
 
     def estimand_list(self) -> list[str]:
         return split(self.estimand, ("micro", "macro"), "estimand") or ["micro", "macro"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SourceOptions:
+    """Reading another tool's result file (docs/formats.md, "Other tools' files")."""
+
+    from_format: FromFormat = None
+    cluster_by: ClusterBy = None
+    cluster_rule: ClusterRule = None
+    missing_cluster: MissingCluster = "exclude"
+
+    def source(self, path: Path) -> Any:
+        """``path`` itself (a ragstat table) or the other tool's file as a ``Source``."""
+        from ragstat.api.sources import resolve_input
+
+        return resolve_input(
+            path,
+            self.from_format,
+            cluster_by=self.cluster_by,
+            cluster_rule=self.cluster_rule,
+            missing_cluster=self.missing_cluster,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

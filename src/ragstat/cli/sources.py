@@ -1,0 +1,34 @@
+"""How a verb shows the other tool's file it read (``--from``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+__all__ = ["label", "print_source"]
+
+
+def label(path: Path, data: Any) -> str:
+    """The report's source line: the path, and the tool and its version when read via --from."""
+    info = getattr(data, "info", None)
+    if info is None:
+        return str(path)
+    tool = info.tool if info.version is None else f"{info.tool} {info.version}"
+    return f"{path} ({tool}; {info.cluster})"
+
+
+def print_source(data: Any) -> None:
+    """The sentence, the reader's notes and, with repeats, each score's variance split
+    (``data``: a ``Source`` or its ``SourceInfo``; anything else prints nothing)."""
+    info = getattr(data, "info", data)
+    if not hasattr(info, "sentence"):
+        return
+    from ragstat.cli.terminal import console, markup
+
+    c = console()
+    c.print(markup(info.sentence()), emoji=False)
+    for note in info.notes:
+        c.print(f"  [dim]{markup(note)}[/]", emoji=False)
+    for r in info.repeats:
+        c.print(f"  {markup(r.system)} · {markup(r.score)}: {markup(r.components.summary())}")
+    c.print()
