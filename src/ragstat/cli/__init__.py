@@ -55,6 +55,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help: typer's rich help imports ~0.2 s of rich
+    context_settings={"max_content_width": 120},
 )
 
 
@@ -133,11 +135,13 @@ PIPED_HELP_WIDTH = 160
 
 
 def _wide_help_when_piped() -> None:
-    """Typer draws ``--help`` 80 columns wide when piped; widen it unless TERMINAL_WIDTH is set."""
-    import typer.rich_utils as rich_utils
-
-    if not os.environ.get("TERMINAL_WIDTH") and not sys.stdout.isatty():
-        rich_utils.MAX_WIDTH = PIPED_HELP_WIDTH
+    """``--help`` is drawn 80 columns wide when piped; widen it unless COLUMNS is set."""
+    info = getattr(app, "info", None)  # (tests may stand a function in for the app)
+    if info is not None and not os.environ.get("COLUMNS") and not sys.stdout.isatty():
+        info.context_settings = {
+            **(info.context_settings or {}),
+            "terminal_width": PIPED_HELP_WIDTH,
+        }
 
 
 def _run(argv: list[str] | None) -> int:

@@ -26,6 +26,7 @@ runs_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 RegistryPath = Annotated[
