@@ -112,6 +112,24 @@ def test_console_script_help_is_light():
     assert out["heavy"] == []
 
 
+def test_help_is_drawn_without_rich():
+    """The help is click's plain layout: typer's rich help (``typer.rich_utils``) imports
+    rich.markdown and rich.traceback, about 0.2 s, more than the start-up budget."""
+    out = run_python(
+        """
+        import contextlib, io
+        from ragstat.cli import main
+
+        with contextlib.redirect_stdout(io.StringIO()) as text:
+            codes = [main(["--help"]), main(["interval", "--help"])]
+        loaded = sorted(m for m in ("typer.rich_utils", "rich.markdown") if m in sys.modules)
+        print(json.dumps({"codes": codes, "loaded": loaded, "text": text.getvalue()}))
+        """
+    )
+    assert out["codes"] == [0, 0] and out["loaded"] == []
+    assert "--cluster" in out["text"] and "docs/formats.md" in out["text"]
+
+
 def test_verb_help_skips_pydantic_when_typer_allows():
     """Typer builds a pydantic adapter for a flag whose value is not a bool; the command
     groups (``cli.verb.Group``) give their unused ``--help`` False, so none is built."""
