@@ -17,13 +17,13 @@ from ragstat.inference.defaults import (
 )
 from ragstat.inference.diagnostics import compute_diagnostics
 from ragstat.inference.estimators import ESTIMANDS, check_documents, fpc_factor
+from ragstat.inference.names import DEFAULT_REPS
 from ragstat.inference.resampling import doc_bootstrap_intervals, query_bootstrap
 from ragstat.inference.results import METHODS, EstimandResult, Interval, IntervalReport
 from ragstat.records.docstats import DocStats, QueryScores
 
 __all__ = ["APPLICABLE", "DEFAULT_REPS", "RECOMMENDED", "analyze", "clustering_warnings"]
 
-DEFAULT_REPS = 9_999
 
 #: Methods that apply to each estimand, in reporting order.
 APPLICABLE = {

@@ -31,6 +31,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ragstat.errors import DesignError
+from ragstat.inference.names import DESIGNS
 from ragstat.inference.results import Interval
 from ragstat.records.docstats import DocStats
 
@@ -42,8 +43,6 @@ __all__ = [
     "stratified_micro",
     "two_stage_type_mean",
 ]
-
-DESIGNS = ("srs", "stratified", "two-stage")
 
 
 @dataclass(frozen=True)

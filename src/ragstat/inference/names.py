@@ -1,9 +1,9 @@
 """Names of the inference vocabulary that the command line needs at start.
 
 A light module: it imports nothing, so ``ragstat --help`` can list the methods and
-designs without loading numpy and scipy. The modules that compute keep their own
-spellings (``inference.results.METHODS``, ``inference.analyze.DEFAULT_REPS``,
-``inference.designs.DESIGNS``); ``tests/test_lazy_imports.py`` checks that they agree.
+designs without loading numpy and scipy. The modules that compute import them from here
+(``inference.results.METHODS``, ``inference.analyze.DEFAULT_REPS``,
+``inference.designs.DESIGNS`` are these objects).
 """
 
 from __future__ import annotations

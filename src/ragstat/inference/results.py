@@ -6,6 +6,7 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ragstat.inference.names import METHODS, NAIVE_METHODS
 from ragstat.inference.provenance import SourceInfo
 from ragstat.tidy import Tidy, plain
 
@@ -18,24 +19,6 @@ __all__ = [
     "Interval",
     "IntervalReport",
 ]
-
-#: Stable method names used in JSON and reports (DESIGN.md).
-METHODS = (
-    "wald_iid",
-    "query_bootstrap",
-    "cr1",
-    "cr2_bm",
-    "cr2_ik",
-    "t_rates",
-    "doc_bootstrap_percentile",
-    "doc_bootstrap_t",
-    "wald_effective_n",
-    "logit",
-    "korn_graubard",
-    "logit_cr2_bm",
-)
-#: Methods that treat queries as independent: shown only for contrast.
-NAIVE_METHODS = frozenset({"wald_iid", "query_bootstrap"})
 
 
 def _clean(value):
