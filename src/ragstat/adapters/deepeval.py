@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.values import is_number, number, scalar
 from ragstat.errors import InputError
 
 __all__ = ["TOOL", "read", "sniff"]
@@ -136,13 +137,13 @@ def _row(
     row: dict[str, Any] = {ITEM: item, _PASS: _success(case.get("success"))}
     row.update({m: math.nan for m in metrics})
     for metric in case.get("metricsData") or []:
-        row[metric["name"]] = _number(metric.get("score"))
+        row[metric["name"]] = number(metric.get("score"))
     meta = case.get("metadata")
     if meta is None:
         meta = case.get("additionalMetadata")
     if meta is not None and not isinstance(meta, dict):
         raise InputError(f"{path}: {kind}[{index}].metadata is not an object")
-    row.update({f"meta_{k}": _scalar(v) for k, v in (meta or {}).items()})
+    row.update({f"meta_{k}": scalar(v) for k, v in (meta or {}).items()})
     row["meta_case_kind"] = "conversational" if kind == "conversationalTestCases" else "llm"
     return row
 
@@ -157,7 +158,7 @@ def _aggregates(run: dict[str, Any], system: str, metrics: tuple[str, ...]) -> d
     for entry in run.get("metricsScores") or []:
         if not isinstance(entry, dict) or entry.get("metric") not in metrics:
             continue
-        values = [float(v) for v in entry.get("scores") or [] if _is_number(v)]
+        values = [float(v) for v in entry.get("scores") or [] if is_number(v)]
         if values:
             out[f"{system}/{entry['metric']}"] = sum(values) / len(values)
     passed, failed = run.get("testPassed"), run.get("testFailed")
@@ -170,17 +171,3 @@ def _success(value: Any) -> float:
     if value is True:
         return 1.0
     return 0.0 if value is False else math.nan
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _number(value: Any) -> float:
-    return float(value) if _is_number(value) else math.nan
-
-
-def _scalar(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.values import flatten
 from ragstat.errors import InputError
 
 TOOL = "inspect_ai"
@@ -102,16 +103,6 @@ def _score_values(name: str, value: Any, out: dict[str, float]) -> None:
         out[name] = math.nan
     else:
         out[name] = value_to_float(value)
-
-
-def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            _flatten(f"{prefix}.{key}", inner, out)
-    elif isinstance(value, (list, tuple)):
-        out[prefix] = json.dumps(value, default=str)
-    else:
-        out[prefix] = value
 
 
 # ---------------------------------------------------------------------------- one log
@@ -201,7 +192,7 @@ def _rows(
             REPEAT: int(sample.get("epoch") or 0),
         }
         for key, value in (sample.get("metadata") or {}).items():
-            _flatten(f"meta_{key}", value, row)
+            flatten(f"meta_{key}", value, row)
         scores: dict[str, float] = {}
         for name, score in (sample.get("scores") or {}).items():
             _score_values(name, score.get("value") if isinstance(score, dict) else score, scores)

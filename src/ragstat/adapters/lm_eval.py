@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.values import flatten
 from ragstat.errors import InputError
 
 TOOL = "lm-evaluation-harness"
@@ -129,16 +130,6 @@ def _mean_metrics(results: dict[str, Any] | None, task: str) -> set[str] | None:
 # ---------------------------------------------------------------------------- samples
 
 
-def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            _flatten(f"{prefix}.{key}", inner, out)
-    elif isinstance(value, (list, tuple)):
-        out[prefix] = json.dumps(value, default=str)
-    else:
-        out[prefix] = value
-
-
 def _records(path: Path) -> list[dict[str, Any]]:
     records = []
     try:
@@ -180,7 +171,7 @@ def _task_rows(path: Path, task: str, system: str) -> tuple[dict[tuple, dict], l
         row = rows.setdefault(key, {"doc_id": key[2], "scores": {}, "meta": {}})
         row["meta"]["meta_task"] = task
         row["meta"]["meta_doc_hash"] = record.get("doc_hash")
-        _flatten("meta_doc", record.get("doc"), row["meta"])
+        flatten("meta_doc", record.get("doc"), row["meta"])
         for metric in record.get("metrics") or []:
             name = _score_name(str(metric), str(record["filter"]))
             value = _number(record.get(metric))

@@ -15,11 +15,11 @@ mean ``score`` and each named score's mean.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.values import is_number, number, scalar
 from ragstat.errors import InputError
 
 __all__ = ["SUPPORTED_VERSIONS", "TOOL", "read", "sniff"]
@@ -135,7 +135,7 @@ def _named_scores(path: Path, results: list[Any]) -> tuple[str, ...]:
     for i, result in enumerate(results):
         if not isinstance(result, dict):
             raise InputError(f"{path}: results.results[{i}] is not an object")
-        seen_score = seen_score or _is_number(result.get("score"))
+        seen_score = seen_score or is_number(result.get("score"))
         named = result.get("namedScores") or {}
         names += [str(k) for k in named if str(k) not in names and str(k) not in (_PASS, _SCORE)]
     if not seen_score and not names:
@@ -161,11 +161,11 @@ def _row(
         "_vars": json.dumps(variables, sort_keys=True, ensure_ascii=False, default=str),
         SYSTEM: _system(result, prompts),
         _PASS: 1.0 if result.get("success") is True else 0.0,
-        _SCORE: _number(result.get("score")),
+        _SCORE: number(result.get("score")),
     }
     scores = result.get("namedScores") or {}
-    row.update({name: _number(scores.get(name)) for name in named})
-    row.update({f"meta_vars.{k}": _scalar(v) for k, v in variables.items()})
+    row.update({name: number(scores.get(name)) for name in named})
+    row.update({f"meta_vars.{k}": scalar(v) for k, v in variables.items()})
     return row
 
 
@@ -198,28 +198,14 @@ def _aggregates(prompts: list[Any], named: tuple[str, ...]) -> dict[str, float]:
         if all(isinstance(c, int) for c in counts) and sum(counts) > 0:
             total = sum(counts)
             out[f"{system}/{_PASS}"] = counts[0] / total
-            if _is_number(metrics.get("score")):
+            if is_number(metrics.get("score")):
                 out[f"{system}/{_SCORE}"] = float(metrics["score"]) / total
             sums = metrics.get("namedScores") or {}
             tallies = metrics.get("namedScoresCount") or {}
             for name in named:
-                if _is_number(sums.get(name)) and isinstance(tallies.get(name), int):
+                if is_number(sums.get(name)) and isinstance(tallies.get(name), int):
                     out[f"{system}/{name}"] = float(sums[name]) / tallies[name]
     return out
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _number(value: Any) -> float:
-    return float(value) if _is_number(value) else math.nan
-
-
-def _scalar(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _opt_text(value: Any) -> str | None:

@@ -11,11 +11,11 @@ no repeats.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REFERENCE_IDS, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.values import number
 from ragstat.errors import InputError
 
 __all__ = ["TOOL", "read", "sniff"]
@@ -103,16 +103,10 @@ def _row(path: Path, index: int, result: Any) -> dict[str, Any]:
     docs = result.get("retrieved_context") or []
     refs = [str(d["doc_id"]) for d in docs if isinstance(d, dict) and d.get("doc_id") is not None]
     row: dict[str, Any] = {ITEM: str(result["query_id"])}
-    row.update({str(k): _number(v) for k, v in metrics.items()})
+    row.update({str(k): number(v) for k, v in metrics.items()})
     row["meta_query"] = result.get("query")
     row[REFERENCE_IDS] = refs
     return row
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return math.nan
-    return float(value)
 
 
 def _score_names(rows: list[dict[str, Any]]) -> tuple[str, ...]:
