@@ -188,7 +188,7 @@ def recommend(
     estimand: str, K: int, level: float, bounded: bool, intervals: Sequence[Interval]
 ) -> Choice:
     """The built-in default among the computed, available intervals: the coverage table's
-    pick for scores in [0, 1] (never one whose interval leaves the range), seed 000's guide
+    pick for scores in [0, 1] (never one whose interval leaves the range), the interval guide's guide
     for other scores (e.g. differences), whose coverage the table does not describe."""
     available = {iv.method for iv in intervals if iv.available and not iv.naive}
     if not bounded or not available - NEVER_RECOMMENDED:

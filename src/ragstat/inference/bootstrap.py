@@ -1,6 +1,6 @@
 """Resampling intervals, vectorised across replicates in memory-bounded blocks.
 
-Document bootstrap (seed 000): resample the K documents with replacement and
+Document bootstrap (the interval guide): resample the K documents with replacement and
 recompute the estimator. Percentile: quantiles of the replicate estimates.
 Bootstrap-t: studentise every replicate by its own standard error (macro:
 sd(r)/√K; micro: the replicate's CR1) and invert the pivot,

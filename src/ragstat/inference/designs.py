@@ -1,4 +1,4 @@
-"""Sampling designs beyond simple random sampling of documents (seed 000, §5).
+"""Sampling designs beyond simple random sampling of documents (the interval guide, §5).
 
 Stratified (fixed strata h, SRS without replacement of K_h of M_h documents):
 

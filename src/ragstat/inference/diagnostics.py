@@ -3,7 +3,7 @@
 ICC by the one-way ANOVA estimator for unequal cluster sizes:
     MSB = Σ n_d (r_d − R)² / (K − 1),  MSW = (Σ q_d − Σ s_d²/n_d) / (N − K),
     n₀ = (N − Σ n_d²/N) / (K − 1),     ρ = (MSB − MSW) / (MSB + (n₀ − 1) MSW).
-Design effect with unequal sizes (seed 001): DEFF = 1 + (m̄ (1 + CV²) − 1) ρ,
+Design effect with unequal sizes (the self-retrieval benchmark): DEFF = 1 + (m̄ (1 + CV²) − 1) ρ,
 m̄ = N/K, CV = population sd of n_d over m̄ (so m̄(1 + CV²) = Σ n_d² / N).
 Lag-1 autocorrelation of within-document residuals e = y − r_d between
 neighbouring queries: (Σ_pairs e_i e_{i+1} / P) / (Σ_i e_i² / N).

@@ -1,4 +1,4 @@
-"""Point estimators of seed 000, step 2 (the estimand is declared, never inferred).
+"""Point estimators of the interval guide, step 2 (the estimand is declared, never inferred).
 
 micro:  N = Σ n_d,  R = Σ s_d / N          (rate of a random query/chunk)
 macro:  r_d = s_d / n_d,  r̄ = (1/K) Σ r_d  (rate in a typical document)

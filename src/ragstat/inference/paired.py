@@ -1,4 +1,4 @@
-"""Paired comparison of two systems on the same queries (seed 000, "comparar dois sistemas").
+"""Paired comparison of two systems on the same queries (the interval guide, "comparar dois sistemas").
 
 With y = y_A − y_B per query, aggregated per document (s_d = Σ differences),
 every micro and macro method of the core applies to the differences. On top:

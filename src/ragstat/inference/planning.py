@@ -1,4 +1,4 @@
-"""Sample-size planning in documents (seed 000, "Planejar").
+"""Sample-size planning in documents (the interval guide, "Planejar").
 
 Half-width of a t interval from K of M documents with between-document SD S:
 
@@ -10,7 +10,7 @@ K with h(K) ≤ h without the finite correction (t solved iteratively by a
 monotone search); the textbook correction gives K₀/(1 + K₀/M), and the planned
 K is the smallest K with the corrected h(K) ≤ h (so h(K) ≤ h < h(K − 1)).
 The df is K − 1 for both estimands: the plan does not use CR2-specific df and
-does not guarantee coverage (seed 000).
+does not guarantee coverage (the interval guide).
 
 Minimum detectable difference of a paired comparison (two-sided α, power 1 − β):
     MDD = (t(1 − α/2; K − 1) + t(1 − β; K − 1)) · S_d/√K · √(1 − K/M).

@@ -97,7 +97,7 @@ class Interval:
 
 @dataclass(frozen=True)
 class EstimandResult:
-    """All intervals for one estimand (micro or macro) and the method seed 000 recommends."""
+    """All intervals for one estimand (micro or macro) and the method the interval guide recommends."""
 
     estimand: str
     estimate: float
@@ -123,7 +123,7 @@ class EstimandResult:
 
 @dataclass(frozen=True)
 class Diagnostics:
-    """Explain, never replace, the clustered calculation (seed 000, "what to report")."""
+    """Explain, never replace, the clustered calculation (the interval guide, "what to report")."""
 
     icc: float | None
     deff: float | None

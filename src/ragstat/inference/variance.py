@@ -1,7 +1,7 @@
 """Cluster-robust variances and their degrees of freedom for the micro mean.
 
 The micro mean R is the OLS coefficient of y on an intercept. With clusters d,
-residual totals u_d = s_d − R n_d and leverages h_d = n_d / N (seed 000, step 3):
+residual totals u_d = s_d − R n_d and leverages h_d = n_d / N (the interval guide, step 3):
 
     CR1: se = sqrt(K/(K−1) Σ u_d²) / N
     CR2: se = sqrt(Σ u_d² / (1 − h_d)) / N      (Bell & McCaffrey 2002)
@@ -86,7 +86,7 @@ def _df_moulton(n: np.ndarray, sigma2: float, rho: float) -> float:
 
 
 def df_bell_mccaffrey(n: np.ndarray) -> float:
-    """Bell–McCaffrey df of the CR2 variance under Ω = I (seed 000's "Imbens–Kolesár").
+    """Bell–McCaffrey df of the CR2 variance under Ω = I (the interval guide's "Imbens–Kolesár").
 
     ν = N² / (Σ n_d² + Σ_{d≠e} w_d w_e), w_d = n_d² / (N − n_d).
     """

@@ -1,4 +1,4 @@
-"""`DocStats`: one row per document, the sufficient statistics of seed 000, step 1.
+"""`DocStats`: one row per document, the sufficient statistics of the interval guide, step 1.
 
 For a per-query score y grouped by its sampling unit d (the document):
 

@@ -1,4 +1,4 @@
-"""The document-level reporting checklist (seed 000's "what to report"), filled in from the
+"""The document-level reporting checklist (the interval guide's "what to report"), filled in from the
 data; a missing item says why."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = [
     "unit_text",
 ]
 
-#: The nine items of the checklist (seed 000's list), in order (key → label).
+#: The nine items of the checklist (the interval guide's list), in order (key → label).
 LABELS = {
     "population_design": "Population and design",
     "estimand": "Estimand",
@@ -39,7 +39,7 @@ LABELS = {
     "left_out": "What is left out",
 }
 
-#: The fixed parts of the experiment the interval does not cover (seed 000).
+#: The fixed parts of the experiment the interval does not cover (the interval guide).
 FIXED = (
     "held fixed, not sampled (the interval does not cover their variation): the index, "
     "the retriever and its settings, and the population of questions"

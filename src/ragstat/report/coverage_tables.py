@@ -26,7 +26,7 @@ DESIGN_METHODS = {
 
 
 def reference_method(design: str, est: str) -> str:
-    """The method the document-level method guide (seed 000) picks under SRS, or the
+    """The method the document-level method guide (the interval guide) picks under SRS, or the
     design-based analysis reports, for ``est``."""
     if design in ("stratified", "two-stage") or est == "type_mean":
         return DESIGN_METHODS.get(est, "")

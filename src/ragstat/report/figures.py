@@ -1,4 +1,4 @@
-"""Figures T1–T6 of the self-retrieval study (seed 001) as deterministic, self-contained SVG
+"""Figures T1–T6 of the self-retrieval study (the self-retrieval benchmark) as deterministic, self-contained SVG
 strings.
 
 matplotlib is imported lazily, without pyplot (no global backend is touched).

@@ -91,7 +91,7 @@ class EstimandBlock:
 @dataclass(frozen=True)
 class DocSummary:
     """Per-document facts and diagnostics of one subject (what the document-level reporting
-    checklist asks for; seed 000).
+    checklist asks for; the interval guide).
 
     With queries sampled within documents, n_* and N count the eligible queries the
     sample stands for and ``scored`` the queries actually scored.
@@ -259,7 +259,7 @@ class ExcludedDoc:
 
 @dataclass(frozen=True)
 class ChecklistItem:
-    """One line of the document-level reporting checklist (seed 000's "what to report"),
+    """One line of the document-level reporting checklist (the interval guide's "what to report"),
     filled in (or saying why it cannot be)."""
 
     key: str

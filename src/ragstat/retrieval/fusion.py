@@ -5,7 +5,7 @@ their candidates::
 
     score(d) = Σ_r 1 / (k + rank_r(d))        (terms only for lists that contain d)
 
-with k = 60 by default (the original paper's value, seed 004). Only ranks are
+with k = 60 by default (the original paper's value, the RAG reference). Only ranks are
 used, never the members' raw scores. Fused lists follow the ranking rule of
 every retriever: score descending, chunk index ascending.
 

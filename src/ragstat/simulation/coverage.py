@@ -1,4 +1,4 @@
-"""Coverage simulation (seed 001): draw many samples from a census, compute every interval,
+"""Coverage simulation (the self-retrieval benchmark): draw many samples from a census, compute every interval,
 count how often each covers the census value.
 
 For each K in the grid, R samples are drawn by the design — SRS of K documents

@@ -1,4 +1,4 @@
-"""Which interval to trust, from the simulation itself (seed 000, step 5 wording).
+"""Which interval to trust, from the simulation itself (the interval guide, step 5 wording).
 
 The rule, per K and estimand: coverage at or above nominal is not a failure. Among the
 methods whose coverage is at least nominal − 2 Monte-Carlo SEs, the narrowest (mean width)

@@ -1,4 +1,4 @@
-"""Filter metrics (seed 004 part 5): false exclusion by relevance predicates, kept apart
+"""Filter metrics (the RAG reference part 5): false exclusion by relevance predicates, kept apart
 from entitlement, and the precision/recall of extracted filter predicates."""
 
 from ragstat.metrics.filters.exclusion import (

@@ -1,4 +1,4 @@
-"""Filter false-exclusion rate, entitlement kept apart from relevance predicates (seed 004 part 5).
+"""Filter false-exclusion rate, entitlement kept apart from relevance predicates (the RAG reference part 5).
 
 Model, per query q (document ids are strings):
 
@@ -327,7 +327,7 @@ def recall_at_k_filtered_gold(
     Rebuilds gold after filtering, G'_q = G_q ∩ E_q ∩ P_q, drops the queries
     whose G'_q is empty (exactly the falsely excluded ones) and scores
     |G'_q ∩ top_k(run_q)| / |G'_q| on the rest. That changes the question: a
-    filter that removes every answer cannot lower it (seed 004: 100 % where the
+    filter that removes every answer cannot lower it (the RAG reference: 100 % where the
     correct Recall@10 is 50 %). Result has ``valid = False``. Nothing left →
     InputError.
     """

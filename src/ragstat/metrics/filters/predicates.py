@@ -1,4 +1,4 @@
-"""Predicate precision/recall (seed 004 part 5): when an extractor (e.g. an LLM) writes the
+"""Predicate precision/recall (the RAG reference part 5): when an extractor (e.g. an LLM) writes the
 filter, score its predicates against labelled correct predicates as a classifier over
 (field, value) clauses: TP = clauses in both, FP = predicted only, FN = labelled only.
 """

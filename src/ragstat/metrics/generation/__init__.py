@@ -1,4 +1,4 @@
-"""Generation metrics (seed 004, part 6) and the LLM-judge protocol they are scored with.
+"""Generation metrics (the RAG reference, part 6) and the LLM-judge protocol they are scored with.
 
 * :mod:`~ragstat.metrics.generation.claims` — answer faithfulness from claim verdicts;
 * :mod:`~ragstat.metrics.generation.citations` — citation precision / recall / coverage;

@@ -1,4 +1,4 @@
-"""Citation precision, recall and context coverage per answer (seed 004, part 6).
+"""Citation precision, recall and context coverage per answer (the RAG reference, part 6).
 
 Same shape as :mod:`ragstat.metrics.generation.claims`: a frozen dataclass of item
 ids and read-only arrays with ``records()``. A ratio without a denominator (nothing

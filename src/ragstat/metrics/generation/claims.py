@@ -1,4 +1,4 @@
-"""Answer faithfulness (seed 004, part 6): the share of an answer's claims its context supports.
+"""Answer faithfulness (the RAG reference, part 6): the share of an answer's claims its context supports.
 
 A judge (or a person) splits the answer into atomic claims and marks each as
 supported or not by the context; :class:`FaithfulnessJudgment` is that verdict's
@@ -26,7 +26,7 @@ __all__ = ["Faithfulness", "FaithfulnessJudgment", "faithfulness"]
 
 
 class FaithfulnessJudgment(BaseModel):
-    """A judge's faithfulness verdict (the seed-004 schema-guided contract).
+    """A judge's faithfulness verdict (the RAG reference's schema-guided contract).
 
     ``supported_claims`` and ``unsupported_claims`` must form a complete,
     disjoint partition of ``extracted_claims`` (no duplicates, no blanks).

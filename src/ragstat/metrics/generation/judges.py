@@ -1,4 +1,4 @@
-"""LLM judges behind a small protocol (seed 004, parts 6 and 8).
+"""LLM judges behind a small protocol (the RAG reference, parts 6 and 8).
 
 * :class:`Judge` — anything with ``judge(prompt: str) -> str``; recorded answers
   in :mod:`ragstat.metrics.generation.replay`, an OpenAI-compatible HTTP backend in

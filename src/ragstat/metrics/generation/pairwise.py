@@ -1,4 +1,4 @@
-"""Pairwise-judge position bias (seed 004, part 6): swap consistency of verdicts.
+"""Pairwise-judge position bias (the RAG reference, part 6): swap consistency of verdicts.
 
 Same shape as :mod:`ragstat.metrics.generation.claims`: a frozen dataclass with
 ``records()``.

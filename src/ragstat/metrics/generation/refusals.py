@@ -1,4 +1,4 @@
-"""Refusal correctness (seed 004, part 6): refusals against should-abstain labels.
+"""Refusal correctness (the RAG reference, part 6): refusals against should-abstain labels.
 
 Same shape as :mod:`ragstat.metrics.generation.claims`: a frozen dataclass of item
 ids and read-only arrays with ``records()``.

@@ -1,4 +1,4 @@
-"""Short-answer exact match and token F1 (seed 004, part 6), SQuAD-style.
+"""Short-answer exact match and token F1 (the RAG reference, part 6), SQuAD-style.
 
 Same shape as :mod:`ragstat.metrics.generation.claims`: per-item kernels returning
 frozen dataclasses with item ids, read-only numpy arrays and ``records()``.

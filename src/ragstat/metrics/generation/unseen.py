@@ -1,4 +1,4 @@
-"""The unseen-entity *flag* (seed 004, part 6): answer entities absent from the context.
+"""The unseen-entity *flag* (the RAG reference, part 6): answer entities absent from the context.
 
 A lexical flag, not a grounding check (see :func:`unseen_entities`). Same shape as
 :mod:`ragstat.metrics.generation.claims`: a frozen dataclass with ``records()``.

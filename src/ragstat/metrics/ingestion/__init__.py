@@ -1,4 +1,4 @@
-"""Ingestion metrics (seed 004 part 3): does the corpus and its index preserve the source?
+"""Ingestion metrics (the RAG reference part 3): does the corpus and its index preserve the source?
 
 * :mod:`~ragstat.metrics.ingestion.extraction` — CER / WER and the extracted-length ratio;
 * :mod:`~ragstat.metrics.ingestion.normalization` — NFC ≠ NFKC drift, invisible code points;

@@ -1,4 +1,4 @@
-"""Chunk-level ingestion metrics (seed 004 part 3): attribution fidelity and heading paths.
+"""Chunk-level ingestion metrics (the RAG reference part 3): attribution fidelity and heading paths.
 
 Re-exported by :mod:`ragstat.metrics.ingestion`.
 """

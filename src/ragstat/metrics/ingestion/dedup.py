@@ -1,4 +1,4 @@
-"""Near-duplicate detection quality (seed 004 part 3, "MinHash / LSH").
+"""Near-duplicate detection quality (the RAG reference part 3, "MinHash / LSH").
 
 ``minhash_candidates`` / ``minhash_pairs`` reproduce the seed's datasketch recipe
 deterministically (explicit ``seed``); ``dedup_quality`` scores any detector's predicted

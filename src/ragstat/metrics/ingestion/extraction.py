@@ -1,4 +1,4 @@
-"""Extraction fidelity (seed 004 part 3): extracted text against the reference text.
+"""Extraction fidelity (the RAG reference part 3): extracted text against the reference text.
 
 * :func:`cer`, :func:`wer` — OCR / extraction error rates per document and corpus-level;
 * :func:`length_ratio` — extracted chars / reference chars, summarised per document class.

@@ -1,4 +1,4 @@
-"""Unicode drift (seed 004 part 3): compatibility forms and invisible code points.
+"""Unicode drift (the RAG reference part 3): compatibility forms and invisible code points.
 
 :func:`unicode_drift` flags documents whose NFC and NFKC forms differ (ligatures,
 full-width letters, superscripts) and counts invisible / default-ignorable code

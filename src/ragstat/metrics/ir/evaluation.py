@@ -6,7 +6,7 @@
 table that flows into ragstat's intervals. Formulas: `ragstat.metrics.ir.kernels`;
 metric names: `ragstat.metrics.ir.names`.
 
-Query accounting (seed 004, part 4), per system:
+Query accounting (the RAG reference, part 4), per system:
 
 * every query in the qrels is a row (``total``);
 * a qrels query absent from the run is scored as an empty ranking (0 for every

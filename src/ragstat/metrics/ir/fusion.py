@@ -1,6 +1,6 @@
 """Reciprocal rank fusion of runs keyed by document id.
 
-Reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009), seed 004 part 4.
+Reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009), the RAG reference part 4.
 For runs r = 1..R and each query, every document d listed by run r at rank_r(d)
 (from 1) scores, over the union of the runs' documents::
 

@@ -1,6 +1,6 @@
 """Reranking deltas: the gain of a reranker on identical candidate sets.
 
-Reranking delta (seed 004, "Reranking"): ΔnDCG / ΔMRR is the gain of a reranker
+Reranking delta (the RAG reference, "Reranking"): ΔnDCG / ΔMRR is the gain of a reranker
 over no reranking, computed by running the same metric on the ranking before and
 after reranking **on identical candidate sets** per query; anything else mixes a
 retrieval change into the reranking gain::

@@ -1,4 +1,4 @@
-"""Ontology-layer metrics (seed 004 part 7) over a taxonomy DAG and closed vocabularies.
+"""Ontology-layer metrics (the RAG reference part 7) over a taxonomy DAG and closed vocabularies.
 
 * :mod:`~ragstat.metrics.ontology.taxonomy` — the validated taxonomy (`Taxonomy`);
 * :mod:`~ragstat.metrics.ontology.hierarchy` — hierarchical P/R/F1, Wu–Palmer,

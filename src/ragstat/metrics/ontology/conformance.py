@@ -1,4 +1,4 @@
-"""Schema validity and vocabulary conformance of structured outputs (seed 004 part 7).
+"""Schema validity and vocabulary conformance of structured outputs (the RAG reference part 7).
 
 **Schema validity** = valid outputs / outputs (JSON parse + jsonschema or a
 pydantic model, strict by default: nothing is coerced), each invalid item keeps

@@ -1,4 +1,4 @@
-"""Ontology-layer metrics (seed 004 part 7): hierarchy-aware scores over a taxonomy DAG.
+"""Ontology-layer metrics (the RAG reference part 7): hierarchy-aware scores over a taxonomy DAG.
 
 * :func:`hierarchical_prf` — hierarchical precision / recall / F1 (Kosmopoulos et
   al., 2015, as the seed cites; the set-augmentation idea of Kiritchenko et al.).

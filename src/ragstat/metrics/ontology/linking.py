@@ -1,4 +1,4 @@
-"""Entity linking with NIL as its own outcome (seed 004 part 7), mention level.
+"""Entity linking with NIL as its own outcome (the RAG reference part 7), mention level.
 
 Each item maps mention keys (a span tuple, a string — anything hashable) to an
 entity id or NIL (``None`` or the ``nil`` string, default ``"NIL"``), for gold

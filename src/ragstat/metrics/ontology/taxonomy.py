@@ -1,4 +1,4 @@
-"""A taxonomy / ontology as a validated DAG (seed 004 part 7), the base of the ontology metrics.
+"""A taxonomy / ontology as a validated DAG (the RAG reference part 7), the base of the ontology metrics.
 
 Edges run parent → child. Nodes are strings. Cycles (self-loops included) are
 rejected; a label that is not a node raises :class:`~ragstat.errors.InputError`

@@ -1,4 +1,4 @@
-"""System metrics (seed 004 part 4 and serving): latency, calibration, caches, cost, ANN, drift.
+"""System metrics (the RAG reference part 4 and serving): latency, calibration, caches, cost, ANN, drift.
 
 * :mod:`~ragstat.metrics.system.latency` — p50/p95/p99 per pipeline stage from spans;
 * :mod:`~ragstat.metrics.system.reliability` — expected calibration error;

@@ -1,4 +1,4 @@
-"""Serving accounting (seed 004, serving): cache hit rate per layer and cost per query.
+"""Serving accounting (the RAG reference, serving): cache hit rate per layer and cost per query.
 
 Both read simple records (``{"layer", "hit"}``, ``{"query_id", "cost"}``); no record
 is an empty denominator and raises `InputError`.

@@ -1,4 +1,4 @@
-"""ANN Recall@k against exact search (seed 004, serving): top-k overlap per query.
+"""ANN Recall@k against exact search (the RAG reference, serving): top-k overlap per query.
 
 :func:`exact_search` (brute force) gives the truth, :func:`hnsw_search` an
 approximate list (hnswlib, the optional ``ann`` extra), :func:`ann_recall` scores one

@@ -1,4 +1,4 @@
-"""Embedding drift by MMD (seed 004, serving): a permutation test between two samples."""
+"""Embedding drift by MMD (the RAG reference, serving): a permutation test between two samples."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Latency per pipeline stage (seed 004 part 4 and serving): p50/p95/p99 from a span trace.
+"""Latency per pipeline stage (the RAG reference part 4 and serving): p50/p95/p99 from a span trace.
 
 * :func:`read_spans` — a JSONL trace of spans ``{"trace_id", "stage", "duration_ms"}``;
 * :func:`latency_percentiles` — percentiles per stage, per trace or per span.

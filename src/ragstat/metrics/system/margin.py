@@ -1,4 +1,4 @@
-"""The sample-size margin of a rate (seed 004): a planning rule of thumb."""
+"""The sample-size margin of a rate (the RAG reference): a planning rule of thumb."""
 
 from __future__ import annotations
 

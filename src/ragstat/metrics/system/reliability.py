@@ -1,4 +1,4 @@
-"""Confidence calibration (seed 004, serving): expected calibration error and its
+"""Confidence calibration (the RAG reference, serving): expected calibration error and its
 reliability table over equal-width confidence bins.
 """
 
