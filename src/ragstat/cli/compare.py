@@ -96,7 +96,7 @@ def compare(a: CompareOptions) -> None:
         _write(log, run, source)
 
     def render() -> None:
-        print_source(data)
+        print_source(data, systems=result.systems, score=run.score)
         _render(result, source)
 
     o.emit(result, a.as_json, render)

@@ -77,7 +77,7 @@ def interval(a: IntervalOptions) -> None:
             scheduler=a.scheduler,
         )
         _record(log, run, a, label(a.file, data))
-    o.emit(run.report, a.as_json, lambda: _render(run, a.file, data))
+    o.emit(run.report, a.as_json, lambda: _render(run, a.file, data, a.system))
 
 
 def _record(log: RunLog, run: IntervalRun, a: IntervalOptions, source: str) -> None:
@@ -102,8 +102,8 @@ def _record(log: RunLog, run: IntervalRun, a: IntervalOptions, source: str) -> N
     )
 
 
-def _render(run: IntervalRun, file: Path, data: object) -> None:
+def _render(run: IntervalRun, file: Path, data: object, system: str | None) -> None:
     from ragstat.cli.render import print_report
 
-    print_source(data)
+    print_source(data, systems=None if system is None else [system], score=run.report.score)
     print_report(run.report, source=str(file))

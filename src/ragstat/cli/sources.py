@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +18,30 @@ def label(path: Path, data: Any) -> str:
     return f"{path} ({tool}; {info.cluster})"
 
 
-def print_source(data: Any) -> None:
+def print_source(
+    data: Any, *, systems: Sequence[str] | None = None, score: str | None = None
+) -> None:
     """The sentence, the reader's notes and, with repeats, each score's variance split
-    (``data``: a ``Source`` or its ``SourceInfo``; anything else prints nothing)."""
+    (``data``: a ``Source`` or its ``SourceInfo``; anything else prints nothing). With
+    ``systems``/``score`` only what concerns the analysed systems and score is shown."""
     info = getattr(data, "info", data)
     if not hasattr(info, "sentence"):
         return
     from ragstat.cli.terminal import console, markup
 
+    others = {r.system for r in info.repeats} - set(systems or ())
+    scores = {r.score for r in info.repeats} - {score}
+
+    def wanted(text: str) -> bool:
+        if systems and any(text.startswith(f"{s}:") for s in others):
+            return False
+        return not (score and any(f" for {s} " in text for s in scores))
+
     c = console()
     c.print(markup(info.sentence()), emoji=False)
-    for note in info.notes:
+    for note in filter(wanted, info.notes):
         c.print(f"  [dim]{markup(note)}[/]", emoji=False)
     for r in info.repeats:
-        c.print(f"  {markup(r.system)} · {markup(r.score)}: {markup(r.components.summary())}")
+        if (not systems or r.system in systems) and (score is None or r.score == score):
+            c.print(f"  {markup(r.system)} · {markup(r.score)}: {markup(r.components.summary())}")
     c.print()

@@ -46,7 +46,7 @@ class SourceInfo:
         unit = (
             "each item is its own unit (items treated as independent)"
             if self.independent
-            else f"{self.documents} documents: {self.cluster}"
+            else f"grouped into {self.cluster}"
         )
         dropped = f"; {self.excluded} excluded without a cluster" if self.excluded else ""
         return f"Read {self.items} items from {tool} ({self.path}); {unit}{dropped}."
