@@ -63,8 +63,9 @@ def test_without_a_cluster_items_are_independent_and_the_output_says_so():
 
 
 def test_missing_cluster_values_are_counted_or_refused():
-    frame_rows = read_source(PROMPTFOO, cluster_by="vars.source_doc").frame
-    assert frame_rows["doc_id"].notna().all()
+    grouped = read_source(PROMPTFOO, cluster_by="vars.source_doc")
+    assert (grouped.info.documents, grouped.info.excluded) == (3, 0)
+    assert grouped.frame["doc_id"].str.startswith("doc-").all()
     with pytest.raises(InputError, match="no such field"):
         read_source(PROMPTFOO, cluster_by="vars.sorce_doc")
 
@@ -77,6 +78,7 @@ def test_ranx_folder_feeds_evaluate_and_matches_ranx():
         mean = report.runs[run].metrics["ndcg@10"].mean
         assert mean == pytest.approx(expected[run]["ndcg@10"], abs=1e-12)
     assert report.to_dict()["source"]["tool"] == "ranx"
+    assert runs.info.sentence().startswith("Read 12 queries from ranx")
 
 
 def test_a_score_file_is_not_qrels_and_a_ranx_folder_is_not_scores():

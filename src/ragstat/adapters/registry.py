@@ -16,7 +16,7 @@ from types import ModuleType
 from ragstat.adapters.base import RunSource, SourceTable
 from ragstat.errors import InputError
 
-__all__ = ["FORMATS", "detect", "read_source"]
+__all__ = ["FORMATS", "detect", "read_source", "resolve_format"]
 
 #: ``--from`` name → module.
 FORMATS: dict[str, str] = {
@@ -53,18 +53,23 @@ def detect(path: Path) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def resolve_format(path: Path, fmt: str | None) -> str:
+    """``fmt``, or the format detected from the file (an error when none or several match)."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    found = fmt if fmt is not None else detect(path)
+    if found is None:
+        raise InputError(
+            f"{path}: cannot tell which tool wrote this file; name it with --from "
+            f"({', '.join(sorted(FORMATS))})"
+        )
+    return found
+
+
 def read_source(path: str | Path, fmt: str | None = None) -> SourceTable | RunSource:
     """Read ``path`` as ``fmt`` (detected from the file when None)."""
     path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if fmt is None:
-        fmt = detect(path)
-        if fmt is None:
-            raise InputError(
-                f"{path}: cannot tell which tool wrote this file; name it with --from "
-                f"({', '.join(sorted(FORMATS))})"
-            )
+    fmt = resolve_format(path, fmt)
     result = _module(fmt).read(path)
     if not isinstance(result, (SourceTable, RunSource)):  # a reader's contract
         raise TypeError(f"reader {fmt} returned {type(result).__name__}")

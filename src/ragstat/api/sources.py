@@ -68,15 +68,14 @@ def read_source(
     are treated as independent and the result says so. ``missing_cluster``: items without
     a cluster value are ``"exclude"``-d (counted) or an ``"error"``."""
     from ragstat.adapters.base import RunSource
-    from ragstat.adapters.registry import detect
     from ragstat.adapters.registry import read_source as read_file
+    from ragstat.adapters.registry import resolve_format
 
     path = Path(path)
     _check_choice(cluster_rule, CLUSTER_RULES, "--cluster-rule")
     _check_choice(missing_cluster, MISSING_CLUSTER, "--missing-cluster")
-    name = fmt if fmt is not None else detect(path)
+    name = resolve_format(path, fmt)
     table = read_file(path, name)
-    name = name or "?"
     if isinstance(table, RunSource):
         return _run_source(table, name)
     from ragstat.adapters.units import to_units
@@ -185,5 +184,6 @@ def _run_source(runs: RunSource, fmt: str) -> Source:
         cluster="queries (name a query → document mapping with --cluster-by)",
         independent=True,
         notes=tuple(runs.notes),
+        noun="queries",
     )
     return Source(frame=pd.DataFrame(), scores=(), info=info, runs=runs)

@@ -39,6 +39,8 @@ class SourceInfo:
     excluded: int = 0
     notes: tuple[str, ...] = ()
     repeats: tuple[RepeatComponents, ...] = ()
+    #: What ``items`` counts, in words ("items"; "queries" for qrels and runs).
+    noun: str = "items"
 
     def sentence(self) -> str:
         """One line: what was read and what the unit is."""
@@ -49,7 +51,7 @@ class SourceInfo:
             else f"grouped into {self.cluster}"
         )
         dropped = f"; {self.excluded} excluded without a cluster" if self.excluded else ""
-        return f"Read {self.items} items from {tool} ({self.path}); {unit}{dropped}."
+        return f"Read {self.items} {self.noun} from {tool} ({self.path}); {unit}{dropped}."
 
     def to_dict(self) -> dict[str, Any]:
         return {
