@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,6 +11,8 @@ import typer
 
 from ragstat.cli.terminal import safe
 from ragstat.cli.verb import Group
+from ragstat.registry.display import data_fingerprint as source_fingerprint
+from ragstat.registry.display import started_utc
 from ragstat.registry.location import REGISTRY_ENV
 
 if TYPE_CHECKING:
@@ -62,31 +63,6 @@ def _say_where(where: RegistryLocation) -> None:
     typer.echo(f"ragstat: registry {safe(where.describe())}", err=True)
 
 
-def _time(started_at: str) -> str:
-    """``started_at`` as ``YYYY-MM-DD HH:MM:SS`` UTC (as given when it does not parse)."""
-    try:
-        t = datetime.fromisoformat(started_at)
-    except ValueError:
-        return started_at
-    if t.tzinfo is not None:
-        t = t.astimezone(timezone.utc)
-    return f"{t:%Y-%m-%d %H:%M:%S}"
-
-
-def source_fingerprint(m: Manifest) -> str:
-    """12 hex digits naming the data: the corpus fingerprint, else the input hash(es)."""
-    import hashlib
-
-    if m.corpus_fingerprint:
-        return m.corpus_fingerprint[:12]
-    hashes = sorted(m.inputs.values())
-    if not hashes:
-        return "—"
-    if len(hashes) == 1:
-        return hashes[0][:12]
-    return hashlib.sha256("\n".join(hashes).encode()).hexdigest()[:12]
-
-
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
@@ -127,7 +103,7 @@ def list_runs(
         seed = "—" if m.seed is None else str(m.seed)
         cells = [
             m.run_id,
-            _time(m.started_at),
+            started_utc(m.started_at),
             m.command,
             source_fingerprint(m),
             seed,
@@ -152,7 +128,7 @@ def manifest_lines(m: Manifest) -> list[str]:
         "run": m.run_id,
         "command": m.command,
         "argv": shlex.join(m.argv) if m.argv else "—",
-        "started": f"{_time(m.started_at)} UTC",
+        "started": f"{started_utc(m.started_at)} UTC",
         "wall": f"{m.wall_s:.3f} s",
         "status": m.status,
         "seed": "—" if m.seed is None else str(m.seed),

@@ -6,15 +6,15 @@ files read are those a run's manifest records among its outputs.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import shlex
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 from ragstat.registry import Manifest
+from ragstat.registry.display import data_fingerprint
+from ragstat.registry.display import started_utc as run_time
 from ragstat.ui.store import HistoryKey
 
 __all__ = [
@@ -105,29 +105,6 @@ def source_of(m: Manifest) -> str:
     if isinstance(c.get("a"), str) and isinstance(c.get("b"), str):
         return f"{c['a']} vs {c['b']}"
     return ", ".join(sorted(m.inputs)) or "—"
-
-
-def data_fingerprint(m: Manifest) -> str:
-    """12 hex digits naming the data: the corpus fingerprint, else the input hash(es)."""
-    if m.corpus_fingerprint:
-        return m.corpus_fingerprint[:12]
-    hashes = sorted(m.inputs.values())
-    if not hashes:
-        return "—"
-    if len(hashes) == 1:
-        return hashes[0][:12]
-    return hashlib.sha256("\n".join(hashes).encode()).hexdigest()[:12]
-
-
-def run_time(started_at: str) -> str:
-    """``started_at`` as ``YYYY-MM-DD HH:MM:SS`` UTC (as given when it does not parse)."""
-    try:
-        t = datetime.fromisoformat(started_at)
-    except ValueError:
-        return started_at
-    if t.tzinfo is not None:
-        t = t.astimezone(timezone.utc)
-    return f"{t:%Y-%m-%d %H:%M:%S}"
 
 
 def reproduce(m: Manifest) -> str:
