@@ -17,6 +17,7 @@ from ragstat.inference.defaults import (
 )
 from ragstat.inference.diagnostics import compute_diagnostics
 from ragstat.inference.estimators import ESTIMANDS, check_documents, fpc_factor
+from ragstat.inference.headline import MIN_HEADLINE_DOCUMENTS, no_headline_reason
 from ragstat.inference.names import DEFAULT_REPS
 from ragstat.inference.resampling import doc_bootstrap_intervals, query_bootstrap
 from ragstat.inference.results import METHODS, EstimandResult, Interval, IntervalReport
@@ -158,6 +159,7 @@ def analyze(
         warnings=tuple(
             _warnings(stats, results, population, bootstrap_reps) + choices_note(choices)
         ),
+        bounds=(0.0, 1.0) if x.scores_in_unit else None,
     )
 
 
@@ -190,6 +192,8 @@ def recommend(
     """The built-in default among the computed, available intervals: the coverage table's
     pick for scores in [0, 1] (never one whose interval leaves the range), the interval guide's guide
     for other scores (e.g. differences), whose coverage the table does not describe."""
+    if K < MIN_HEADLINE_DOCUMENTS:
+        return Choice(None, None, None, (), no_headline_reason(K))
     available = {iv.method for iv in intervals if iv.available and not iv.naive}
     if not bounded or not available - NEVER_RECOMMENDED:
         method = RECOMMENDED.get(estimand)

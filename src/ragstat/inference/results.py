@@ -200,10 +200,14 @@ class IntervalReport(Tidy):
     design: DesignInfo = field(default_factory=lambda: DesignInfo("srs"))
     #: The other tool's file the table was read from (``--from``), else None.
     source: SourceInfo | None = None
+    #: The range the estimand's values are known to lie in: (0, 1) for a rate, (−1, 1) for a
+    #: difference of two rates, a declared ``--score-range``; None when nothing is known.
+    bounds: tuple[float, float] | None = None
 
     def to_dict(self) -> dict:
         out = {
             "score": self.score,
+            "bounds": None if self.bounds is None else list(self.bounds),
             "design": self.design.to_dict(),
             "K": self.K,
             "N": self.N,

@@ -24,6 +24,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from ragstat.inference.headline import QUESTIONS, format_amount, headline
+from ragstat.inference.headline import unit_scale as headline_unit_scale
+
 if TYPE_CHECKING:
     from ragstat.inference.paired import ComparisonReport
     from ragstat.inference.results import IntervalReport
@@ -37,13 +40,6 @@ __all__ = [
     "verdicts",
 ]
 
-#: The question each estimand answers, as the words that introduce it.
-QUESTIONS = {
-    "micro": "a random query",
-    "macro": "a typical document",
-    "type_mean": "a typical document type",
-}
-
 #: What K counts, by `ragstat evaluate`'s clustering rule (a mapping file's are "clusters").
 _CLUSTER_NOUNS = {"query": "queries as clusters", "qrels-doc": "documents"}
 
@@ -52,8 +48,6 @@ _UNIT_SCORE = re.compile(
     r"^(ndcg|recall|p|precision|mrr|rr|map|ap|hit|success|rprec|accuracy|correct|pass|passed"
     r"|rate|hit_rate|exact_match|em|f1)(@\d+)?$"
 )
-
-_MINUS = "\u2212"
 
 
 @dataclass(frozen=True)
@@ -90,24 +84,6 @@ def unit_scale_for(score: str) -> float:
 def cluster_noun(by: str | None) -> str:
     """The words for K under a clustering rule: "documents", "queries as clusters", "clusters"."""
     return _CLUSTER_NOUNS.get(by or "", "clusters")
-
-
-def _digits(value: float, points: bool) -> int:
-    """One decimal in points (two significant figures below 0.05), else three significant."""
-    size = abs(value)
-    if size == 0 or (points and size >= 0.05):
-        return 1 if points else 0
-    lead = math.floor(math.log10(size))
-    return 1 - lead if points else min(max(0, 2 - lead), 6)
-
-
-def format_amount(value: float, unit_scale: float, signed: bool = False) -> str:
-    """``value`` × ``unit_scale`` rounded for reading; a true minus sign; ``+`` if ``signed``."""
-    x = value * unit_scale
-    text = f"{abs(x):,.{_digits(x, unit_scale == 100.0)}f}"
-    if x < 0 and float(text.replace(",", "")) != 0:
-        return _MINUS + text
-    return ("+" if signed else "") + text
 
 
 def _unit(unit_scale: float) -> str:
@@ -147,37 +123,18 @@ def _sentence(v: dict[str, Any], unit_scale: float, reason: str | None, noun: st
     )
 
 
-def _interval(result: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, str | None]:
-    """The recommended interval of one estimand's dict, or why there is none."""
-    method = result.get("recommended")
-    if method is None:
-        return None, "no method is recommended for this estimand on this sample"
-    iv = next((i for i in result.get("intervals", []) if i.get("method") == method), None)
-    if iv is None:
-        return None, f"the recommended method {method} was not computed"
-    if not iv.get("available", True) or iv.get("lower") is None or iv.get("upper") is None:
-        return iv, f"{method} is unavailable ({iv.get('reason') or 'no reason given'})"
-    return iv, None
-
-
 def _one(
-    estimand: str, result: Mapping[str, Any], base: dict[str, Any], unit_scale: float, noun: str
+    estimand: str, data: Mapping[str, Any], base: dict[str, Any], unit_scale: float, noun: str
 ) -> Verdict:
-    iv, reason = _interval(result)
-    d = result.get("estimate")
-    if d is not None and not math.isfinite(d):
-        d = None
-    if d is None and reason is None:
-        reason = "the estimate is undefined"
-    lo: float | None = None
-    hi: float | None = None
+    h = headline(data, estimand)
+    reason = h.reason
+    d, lo, hi = h.estimate, h.lower, h.upper
     real: bool | None = None
-    if reason is None and iv is not None:
-        lo, hi = float(iv["lower"]), float(iv["upper"])
+    if h.available and lo is not None and hi is not None:
         real = lo > 0 or hi < 0
     v = dict(base, estimand=estimand, difference=d, lower=lo, upper=hi, real=real)
-    v["question"] = QUESTIONS.get(estimand, estimand)
-    v["method"] = None if iv is None else iv.get("method")
+    v["question"] = h.question
+    v["method"] = h.method
     v["unit"] = _unit(unit_scale) or "score units"
     return Verdict(**v, sentence=_sentence(v, unit_scale, reason, noun))
 
@@ -195,11 +152,19 @@ def verdicts(
 
     ``report`` is a `ComparisonReport`, its `IntervalReport`, or either one's ``to_dict()``;
     ``unit_scale`` is 100 for points (scores in [0, 1]) or 1 for the score's own units
-    (default: `unit_scale_for(score)`); ``clusters`` names what the report's K counts.
+    (default: from the report's ``bounds`` — points for rates and differences of rates); ``clusters`` names what the report's K counts.
     """
     inner = getattr(report, "report", report)  # a ComparisonReport wraps an IntervalReport
     data: Mapping[str, Any] = inner if isinstance(inner, Mapping) else inner.to_dict()
-    scale = unit_scale_for(score) if unit_scale is None else float(unit_scale)
+    scale = _scale(data) if unit_scale is None else float(unit_scale)
     base: dict[str, Any] = {"a_name": a, "b_name": b, "score": score}
     base |= {"level": float(data["level"]), "documents": int(data["K"])}
-    return tuple(_one(est, res, base, scale, clusters) for est, res in data["estimands"].items())
+    return tuple(_one(est, data, base, scale, clusters) for est in data["estimands"])
+
+
+def _scale(data: Mapping[str, Any]) -> float:
+    """Points when the report knows its values lie in [0, 1] or [−1, 1] (a difference of
+    rates); reports without ``bounds`` (written before it existed) fall back to the name."""
+    if "bounds" in data:
+        return headline_unit_scale(data["bounds"])
+    return unit_scale_for(str(data.get("score", "")))
