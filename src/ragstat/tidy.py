@@ -2,7 +2,9 @@
 
 A result class inherits :class:`Tidy` and implements :meth:`Tidy.rows` (one mapping per
 estimand × method, like pyfixest's ``tidy()``) and :meth:`Tidy.headline_rows` (the few
-rows its ``repr`` shows — the recommended intervals). Values are plain Python scalars,
+rows its ``repr`` shows — the recommended intervals); :meth:`Tidy.sentences` gives the plain
+verdict sentences (one per estimand: the headline interval, or why there is none) that the
+``repr`` and ``_repr_html_`` show first. Values are plain Python scalars,
 never numpy ones, so a result prints and serialises the same everywhere.
 
 A leaf module: it imports nothing from ragstat, so every layer may use it (pandas is
@@ -86,6 +88,10 @@ class Tidy:
         """One line naming the result (shown above its table)."""
         return type(self).__name__
 
+    def sentences(self) -> list[str]:
+        """The plain verdicts shown before everything else (default: none)."""
+        return []
+
     def to_frame(self) -> pd.DataFrame:
         """The tidy rows as a pandas DataFrame (one row per estimand × method)."""
         import pandas as pd
@@ -95,8 +101,10 @@ class Tidy:
 
     def __repr__(self) -> str:
         cols = [c for c in self.headline_columns if any(c in r for r in self.headline_rows())]
-        return f"{self.title()}\n{text_table(self.headline_rows(), cols)}"
+        table = text_table(self.headline_rows(), cols)
+        return "\n".join([*self.sentences(), self.title(), table])
 
     def _repr_html_(self) -> str:
         cols = [c for c in self.headline_columns if any(c in r for r in self.headline_rows())]
-        return _html_table(self.headline_rows(), cols, self.title())
+        lead = "".join(f"<p><strong>{html.escape(s)}</strong></p>" for s in self.sentences())
+        return lead + _html_table(self.headline_rows(), cols, self.title())

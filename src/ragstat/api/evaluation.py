@@ -3,8 +3,10 @@ intervals, the query slices, and for two runs the paired comparison with its ver
 
 ``EvaluationReport.to_dict()`` is the object ``ragstat evaluate --json`` prints;
 ``to_frame()`` has one row per run × metric × estimand × method (the paired differences
-too, as run ``"A − B"``); the ``repr`` shows the recommended micro interval of every run ×
-metric under the plain verdicts.
+too, as run ``"A − B"``); the ``repr`` leads with one plain sentence per estimand (with
+two runs the paired verdicts; otherwise each run × metric's headline interval, read by
+:mod:`ragstat.inference.headline` like every other output), then the recommended micro
+interval of every run × metric.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragstat.errors import InputError
+from ragstat.inference.headline import describe, headlines
 from ragstat.inference.paired import ComparisonReport
 from ragstat.inference.provenance import SourceInfo
 from ragstat.inference.results import IntervalReport
-from ragstat.inference.verdict import Verdict
+from ragstat.inference.verdict import Verdict, cluster_noun
 from ragstat.metrics import Clustering, QueryCounts
 from ragstat.records.docstats import DocStats
 from ragstat.tidy import Tidy
@@ -113,6 +116,15 @@ class MetricEvaluation(Tidy):
 
     def title(self) -> str:
         return f"{self.run} {self.metric}: mean over {self.queries} queries"
+
+    def sentences(self, noun: str = "clusters") -> list[str]:
+        """One sentence per estimand: the headline interval (or why there is none); K
+        counted as ``noun``."""
+        if self.report is None:
+            mean = "undefined" if self.mean is None else f"{self.mean:.4g}"
+            return [f"{self.metric} of {self.run} is {mean}, but no interval is shown: {self.note}"]
+        found = headlines(self.report).values()
+        return [describe(h, self.metric, self.run, noun=noun) for h in found]
 
     headline_columns = ("run", "metric", "estimand", "method", "estimate", "lower", "upper")
 
@@ -248,12 +260,20 @@ class EvaluationReport(Tidy):
         return [r for run in self.runs.values() for m in run.metrics.values()
                 for r in m.headline_rows()]  # fmt: skip
 
+    def sentences(self) -> list[str]:
+        """With two runs the paired verdicts (metric × estimand); otherwise one sentence per
+        run × metric × estimand: its headline interval, or why there is none."""
+        if self.verdicts:
+            return [v.sentence for v in self.verdicts]
+        noun = cluster_noun(self.clustering.by)
+        return [s for run in self.runs.values() for m in run.metrics.values()
+                for s in m.sentences(noun)]  # fmt: skip
+
     def title(self) -> str:
-        head = (
+        return (
             f"{', '.join(self.runs)} on {', '.join(self.metrics)}: {self.level:.0%} intervals, "
             f"clustered by {self.clustering.by} ({self.clustering.to_dict()['clusters']} clusters)"
         )
-        return "\n".join([head, *(v.sentence for v in self.verdicts)])
 
     def report(
         self, *, source: str = "", title: str | None = None, created: str | None = None

@@ -114,13 +114,15 @@ def _two_sample(a: CompareOptions) -> None:
         log.results = result.to_dict()
         if log.out is not None:
             log.wrote(write_json(log.out / "result.json", result.to_dict()))
-    o.emit(result, a.as_json, lambda: _render_two_sample(result.to_dict()))
+    o.emit(result, a.as_json, lambda: _render_two_sample(result.to_dict(), a.score))
 
 
-def _render_two_sample(d: dict) -> None:
-    from ragstat.cli.terminal import console
+def _render_two_sample(d: dict, score: str | None) -> None:
+    from ragstat.cli.render import two_sample_sentence
+    from ragstat.cli.terminal import console, literal
 
     c = console()
+    c.print(literal(two_sample_sentence(d, score), "bold"), soft_wrap=True, emoji=False)
     (x, y), (ka, kb) = d["arms"], d["units"]
     c.print(f"two-sample {x} − {y}: {ka} vs {kb} units ({d['rows'][0]:g} vs {d['rows'][1]:g} rows)")
     c.print(

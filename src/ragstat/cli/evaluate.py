@@ -107,7 +107,7 @@ def _render(result: EvaluationReport) -> None:
     print_source(result.source)
     from ragstat.cli.render_eval import print_evaluation
 
-    print_evaluation(result.to_dict())
+    print_evaluation(result)
 
 
 def _headline(result: dict[str, Any]) -> dict[str, Any]:

@@ -106,4 +106,4 @@ def _render(run: IntervalRun, file: Path, data: object, system: str | None) -> N
     from ragstat.cli.render import print_report
 
     print_source(data, systems=None if system is None else [system], score=run.report.score)
-    print_report(run.report, source=str(file))
+    print_report(run.report, source=str(file), subject=system)

@@ -54,12 +54,14 @@ __all__ = [
     "metric_names",
 ]
 
-#: Methods of the paired differences (``wald_iid`` last, for contrast).
-METHODS_PAIRED = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
-#: Per-run metrics (in [0, 1]) also get the bounded intervals, among which the recommended
-#: one is chosen, so no metric shows an impossible interval.
-METHODS_RUN = (*METHODS_PAIRED, "cr1", "doc_bootstrap_percentile", "logit", "korn_graubard",
-               "logit_cr2_bm")  # fmt: skip
+#: Methods of the paired differences: None, ``compare``'s own default set, so a difference's
+#: headline is the one ``ragstat compare`` shows for the same data, seed and level.
+METHODS_PAIRED = None
+#: Per-run metrics (in [0, 1]): every method ``analyze`` may recommend (all but the
+#: never-recommended ``wald_effective_n`` and the query bootstrap, which needs the rows), so
+#: the recommendation is ``ragstat interval``'s; ``wald_iid`` for contrast.
+METHODS_RUN = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid", "cr1",
+               "doc_bootstrap_percentile", "logit", "korn_graubard", "logit_cr2_bm")  # fmt: skip
 DEFAULT_METRICS = ("ndcg@10", "recall@10", "mrr")
 
 #: Qrels: a path (TREC, JSONL, CSV, Parquet), a `Qrels`, ``{qid: {doc: rel}}`` or a DataFrame.
@@ -329,8 +331,7 @@ def _paired(
         if stats.K < 2:
             notes.append(f"{metric}: fewer than two clusters, no paired interval")
             continue
-        res = compare(stats, level=level, seed=seed, bootstrap_reps=reps,
-                      methods=list(METHODS_PAIRED))  # fmt: skip
+        res = compare(stats, level=level, seed=seed, bootstrap_reps=reps, methods=METHODS_PAIRED)
         found = verdicts(res, a, b, score=metric, clusters=noun)
         out[metric] = PairedMetric(metric, res, found, stats=stats)
     return PairedEvaluation(systems, queries, out, tuple(notes))

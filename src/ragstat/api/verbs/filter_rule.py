@@ -48,8 +48,9 @@ from ragstat.decisions.filter_rule import (
 )
 from ragstat.errors import InputError
 from ragstat.inference import analyze
+from ragstat.inference.headline import headline
 from ragstat.inference.paired import compare
-from ragstat.inference.results import EstimandResult, IntervalReport
+from ragstat.inference.results import IntervalReport
 from ragstat.metrics import Clustering, EvaluationTable, false_exclusion, parse_metric
 from ragstat.metrics import evaluate as score_runs
 from ragstat.records import aggregate_arrays
@@ -111,14 +112,16 @@ def _excluded(qrels: Any, hard: Any, queries: list[str]) -> tuple[np.ndarray, fl
     return excluded, found.document_rate
 
 
-def _shown(result: EstimandResult) -> Estimate:
-    """The recommended interval of one estimand as the rule's `Estimate` (no bounds, with
-    the reason, when it is unavailable: the condition then does not hold)."""
-    iv = next((i for i in result.intervals if i.method == result.recommended), None)
-    if iv is None or not iv.available:
-        why = iv.reason if iv is not None else "no recommended interval"
-        return Estimate(float(result.estimate), method=result.recommended, reason=why)
-    return Estimate(float(result.estimate), iv.lower, iv.upper, iv.method)
+def _shown(report: IntervalReport, estimand: str) -> Estimate:
+    """The headline interval of one estimand (:func:`ragstat.inference.headline.headline`,
+    as every output shows it) as the rule's `Estimate`: no bounds, with the reason, when
+    there is none (too few clusters, unavailable, outside the range); the condition then
+    does not hold."""
+    h = headline(report, estimand)
+    estimate = float(report.estimands[estimand].estimate)
+    if not h.available:
+        return Estimate(estimate, method=h.method, reason=h.reason)
+    return Estimate(estimate, h.lower, h.upper, h.method)
 
 
 def _clusters(clustering: Clustering, queries: list[str]) -> np.ndarray:
@@ -136,8 +139,8 @@ def _paired(
     cl: np.ndarray, diff: np.ndarray, score: str, level: float, seed: int, reps: int
 ) -> IntervalReport:
     stats = aggregate_arrays(cl, diff, score=score)
-    methods = list(evaluate_verb.METHODS_PAIRED)
-    return compare(stats, level=level, seed=seed, bootstrap_reps=reps, methods=methods).report
+    # compare's own default methods: the same recommendation as ``ragstat compare``
+    return compare(stats, level=level, seed=seed, bootstrap_reps=reps).report
 
 
 def _rate(
@@ -264,7 +267,7 @@ def filter_rule(
     q, runs = _load(qrels, hard, soft)
     reports, context, notes = _measure(q, runs, k, cluster_by, cluster_column, level, seed,
                                        bootstrap_reps)  # fmt: skip
-    shown = {key: _shown(rep.estimands[estimand]) for key, rep in reports.items()}
+    shown = {key: _shown(rep, estimand) for key, rep in reports.items()}
     return decide_filter_rule(
         shown["precision_gain"], shown["exclusion_rate"], shown["recall_difference"], thresholds,
         name=name, kind=kind, epsilon_against=epsilon_against, estimand=estimand, level=level,
