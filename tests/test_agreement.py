@@ -263,7 +263,9 @@ def test_cli_json_equals_the_twin_and_writes_its_folder(tmp_path, capsys, monkey
     assert "cohen_kappa_quadratic" in manifest["results"]
     assert main(args, monkeypatch) == 0
     out = capsys.readouterr().out
-    assert out.startswith("judge agreement: ") and "confusion matrix" in out
+    first = out.splitlines()[0]  # the verdict first: one sentence per statistic
+    assert first.startswith("For judge against human, accuracy is ") and " points (95 % " in first
+    assert "judge agreement: " in out and "confusion matrix" in out
 
 
 def test_cli_reads_jsonl_parquet_and_text_positive(tmp_path, capsys, monkeypatch):

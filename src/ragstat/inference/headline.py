@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ __all__ = [
     "headline",
     "headlines",
     "no_headline_reason",
+    "single_headline",
     "unit_scale",
 ]
 
@@ -232,3 +233,33 @@ def describe(h: Headline, score: str, subject: str | None = None, noun: str = "d
     span = f"{format_amount(h.lower, h.unit_scale)} to {format_amount(h.upper, h.unit_scale)}"  # type: ignore[arg-type]
     flags = "".join(f"; {f}" for f in h.flags)
     return f"{lead} is {value} ({h.level * 100:g} % interval {span}, {K}{flags})"
+
+
+def single_headline(
+    estimate: float | None,
+    method: str | None,
+    lower: float | None,
+    upper: float | None,
+    *,
+    K: int,
+    level: float,
+    bounds: Sequence[float] | None = None,
+    reason: str | None = None,
+    question: str | None = None,
+) -> Headline:
+    """The headline of one number with one interval (a PPI mean, an agreement statistic, a
+    bias share): the same rules as :func:`headline` (no interval below
+    ``MIN_HEADLINE_DOCUMENTS``, none when unavailable or outside ``bounds``, flags in
+    words), for verbs whose estimate is not an `IntervalReport`'s."""
+    available = reason is None and lower is not None and upper is not None
+    outside = bool(
+        available and bounds is not None and (lower < bounds[0] or upper > bounds[1])  # type: ignore[operator]
+    )
+    iv = {"method": method, "lower": lower, "upper": upper, "available": available,
+          "reason": reason, "outside_range": outside}  # fmt: skip
+    est = {"estimate": estimate, "recommended": method, "intervals": [iv],
+           "recommendation_note": reason}  # fmt: skip
+    data = {"K": K, "level": level, "bounds": None if bounds is None else list(bounds),
+            "estimands": {"micro": est}}  # fmt: skip
+    h = headline(data, "micro")
+    return h if question is None else replace(h, question=question)

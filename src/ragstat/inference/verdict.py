@@ -77,7 +77,10 @@ class Verdict:
 
 
 def unit_scale_for(score: str) -> float:
-    """100 (points) for a score known to lie in [0, 1] (hit@k, ndcg@k, mrr, a rate…), else 1."""
+    """Fallback only: 100 (points) for a score *named* like one in [0, 1] (hit@k, ndcg@k,
+    mrr, a rate…), else 1. Units come from values (a report's ``bounds``,
+    :func:`ragstat.inference.headline.unit_scale`); this reads old JSON written before
+    ``bounds`` existed, and is kept for callers not yet moved (``api/verbs/rewriting.py``)."""
     return 100.0 if _UNIT_SCORE.match(score.strip().lower()) else 1.0
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ragstat.api.evaluation import draw_seed, json_ready
 from ragstat.api.items import Records, read_records
+from ragstat.api.sentences import statistic_sentences
 from ragstat.errors import InputError
 from ragstat.inference import analyze
 from ragstat.metrics.judging import agreement as k
@@ -148,6 +149,12 @@ class AgreementResult(Tidy):
                        "documents": g.documents}  # fmt: skip
                 out.append(row if self.slice_by is None else {"slice": g.slice or "all", **row})
         return out
+
+    def sentences(self) -> list[str]:
+        """One plain sentence per statistic of all labelled items (headline rules)."""
+        g = self.overall
+        ask = f"{self.judge} against {self.human}"
+        return statistic_sentences(g.statistics, g.documents, self.level, ask)
 
     def title(self) -> str:
         return (

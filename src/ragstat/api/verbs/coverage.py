@@ -33,7 +33,7 @@ __all__ = ["CoverageMatrix", "coverage"]
 
 #: Column names of a cell row; a dimension may not take one of them.
 _ROW_COLUMNS = ("cell", "queries", "documents", "empty", "estimate", "sd", "sd_source",
-                "half_width", "documents_needed", "more_documents")  # fmt: skip
+                "half_width", "half_width_note", "documents_needed", "more_documents")  # fmt: skip
 
 
 @dataclass(frozen=True, repr=False)
@@ -44,9 +44,25 @@ class CoverageMatrix(Tidy):
     matrix: Matrix
     documents: int
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: The range the pilot score lies in ((0, 1) for rates, else as observed), or None.
+    score_bounds: tuple[float, float] | None = None
 
     headline_columns = ("cell", "queries", "documents", "estimate", "half_width",
-                        "documents_needed", "more_documents")  # fmt: skip
+                        "half_width_note", "documents_needed", "more_documents")  # fmt: skip
+
+    def shown_half_width(self, c: Cell) -> tuple[float | None, str | None]:
+        """The cell's half-width, or None with the words why: a half-width h with 2h above
+        the score's range is an impossible number (the interval would cover every value)."""
+        h = plain(c.half_width)
+        if h is None or self.score_bounds is None:
+            return h, None
+        lo, hi = self.score_bounds
+        if hi > lo and 2 * h > hi - lo:
+            return None, (
+                f"wider than the score's range [{lo:g}, {hi:g}]: the data cannot support a ±h "
+                f"interval at this size ({c.documents} documents)"
+            )
+        return h, None
 
     @property
     def cells(self) -> tuple[Cell, ...]:
@@ -63,8 +79,11 @@ class CoverageMatrix(Tidy):
         row |= {"cell": " × ".join(c.values), "queries": c.queries,
                 "documents": c.documents, "empty": c.empty}  # fmt: skip
         if m.score is not None:
+            h, why = self.shown_half_width(c)
             row |= {"estimate": plain(c.estimate), "sd": plain(c.sd), "sd_source": c.sd_source,
-                    "half_width": plain(c.half_width)}  # fmt: skip
+                    "half_width": h}  # fmt: skip
+            if why is not None:
+                row["half_width_note"] = why
         if m.target_half_width is not None:
             row |= {"documents_needed": c.documents_needed, "more_documents": c.more_documents}
         return row
@@ -108,7 +127,7 @@ class CoverageMatrix(Tidy):
         from ragstat.report.coverage_matrix import report_from_coverage_matrix
 
         m = self.matrix
-        cells = tuple(_report_cell(c) for c in m.cells)
+        cells = tuple(_report_cell(c, self.shown_half_width(c)[0]) for c in m.cells)
         return report_from_coverage_matrix(
             dims=m.dims, cells=cells, cluster=m.cluster, score=m.score, estimand=m.estimand,
             level=m.level, target_half_width=m.target_half_width, source=self.source,
@@ -116,12 +135,23 @@ class CoverageMatrix(Tidy):
         )  # fmt: skip
 
 
-def _report_cell(c: Cell) -> MatrixCell:
+def _report_cell(c: Cell, half_width: float | None) -> MatrixCell:
     from ragstat.report.matrix import MatrixCell
 
     source = None if c.sd_source is None else SD_SOURCES[c.sd_source]
     return MatrixCell(c.values, c.queries, c.documents, plain(c.estimate), plain(c.sd), source,
-                      plain(c.half_width), c.documents_needed)  # fmt: skip
+                      half_width, c.documents_needed)  # fmt: skip
+
+
+def _score_bounds(frame: pd.DataFrame, score: str | None) -> tuple[float, float] | None:
+    """(0, 1) for a pilot score in [0, 1], else its observed range; None without one."""
+    if score is None:
+        return None
+    values = pd.to_numeric(frame[score], errors="coerce").dropna()
+    if values.empty:
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    return (0.0, 1.0) if lo >= 0 and hi <= 1 else (lo, hi)
 
 
 def _frame(data: Data) -> pd.DataFrame:
@@ -188,4 +218,4 @@ def coverage(
         estimand=estimand, level=level, levels=renamed or None,
     )  # fmt: skip
     documents = int(frame[cluster].astype(str).nunique())
-    return CoverageMatrix(where, m, documents, tuple(_notes(m)))
+    return CoverageMatrix(where, m, documents, tuple(_notes(m)), _score_bounds(frame, score))

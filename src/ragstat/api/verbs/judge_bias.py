@@ -32,6 +32,7 @@ from ragstat.api.evaluation import draw_seed, json_ready
 from ragstat.api.items import METHODS, Records, read_records
 from ragstat.errors import InputError
 from ragstat.inference import analyze
+from ragstat.inference.headline import describe, headline, single_headline
 from ragstat.metrics.judging.biases import (
     ClusteredFit,
     self_consistency,
@@ -65,6 +66,8 @@ class BiasEstimate:
     df: float | None = None
     intervals: tuple[dict[str, Any], ...] = ()
     reason: str | None = None
+    #: The range the estimate lies in ((0, 1) for a share), None for a coefficient.
+    bounds: tuple[float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -123,6 +126,18 @@ class JudgeBiasResult(Tidy):
         return [{"estimand": e.name, "method": e.method, "estimate": e.estimate,
                  "lower": e.lower, "upper": e.upper} for e in self.estimates]  # fmt: skip
 
+    def sentences(self) -> list[str]:
+        """One plain sentence per estimate: its headline interval, or why there is none."""
+        what = {"self_consistency": "self-consistency"}.get(self.kind, f"{self.kind} bias")
+        out = []
+        for e in self.estimates:
+            h = single_headline(
+                e.estimate, e.method, e.lower, e.upper, K=e.K, level=self.level,
+                bounds=e.bounds, reason=e.reason, question=f"this judge's {what}",
+            )  # fmt: skip
+            out.append(describe(h, e.name))
+        return out
+
     def title(self) -> str:
         what = {"self_consistency": "self-consistency"}.get(self.kind, f"{self.kind} bias")
         return (
@@ -157,11 +172,14 @@ def _share(
         return BiasEstimate(name, description, mean, int(values.size), stats.K, reason=why)
     report = analyze(stats, level=s.level, methods=METHODS, seed=s.seed, bootstrap_reps=s.reps)
     micro = report.estimands["micro"]
-    shown = micro.get(micro.recommended) if micro.recommended else micro.intervals[0]
+    h = headline(report, "micro")  # the interval every output shows first, or why none
+    shown = micro.get(h.method) if h.method is not None else None
     return BiasEstimate(
-        name, description, mean, int(values.size), stats.K, method=shown.method,
-        lower=shown.lower, upper=shown.upper, se=shown.se, df=shown.df,
-        intervals=tuple(iv.to_dict() for iv in micro.intervals), reason=shown.reason,
+        name, description, mean, int(values.size), stats.K, method=h.method,
+        lower=h.lower, upper=h.upper, se=None if shown is None else shown.se,
+        df=None if shown is None else shown.df,
+        intervals=tuple(iv.to_dict() for iv in micro.intervals), reason=h.reason,
+        bounds=report.bounds,
     )  # fmt: skip
 
 

@@ -9,7 +9,7 @@ columns and builds the tidy result.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,9 @@ import pandas as pd
 
 from ragstat.api.data import Data, as_frame, label_of
 from ragstat.errors import InputError
+from ragstat.inference.headline import describe, headline
 from ragstat.inference.ppi import JudgeOnly, Lam, PPIAnalysis, PPIMean, ppi_analysis
+from ragstat.inference.verdict import verdicts
 from ragstat.tidy import Tidy, plain
 
 __all__ = ["PPIResult", "ppi"]
@@ -49,6 +51,31 @@ class PPIResult(Tidy):
         return (f"ppi: {self.estimand} of {self.human} with judge {self.judge} "
                 f"({a.n_labelled} labelled / {a.n_unlabelled} unlabelled items, "
                 f"{a.K} documents; {a.design}, {a.level:.0%})")  # fmt: skip
+
+    def headline_report(self) -> dict[str, Any]:
+        """The PPI interval in a report's shape (K = the labelled documents, whose human
+        labels it rests on; bounds (0, 1) for a mean of labels in [0, 1], (−1, 1) for a
+        difference), read by :func:`ragstat.inference.headline.headline` like every output."""
+        p = self.analysis.ppi
+        bounds = (-1.0, 1.0) if self.systems is not None else (0.0, 1.0)
+        outside = bool(p.lower < bounds[0] or p.upper > bounds[1])
+        iv = {"method": "ppi", "lower": plain(p.lower), "upper": plain(p.upper),
+              "available": True, "outside_range": outside}  # fmt: skip
+        est = {"estimate": plain(p.estimate), "recommended": "ppi", "intervals": [iv]}
+        return {"K": p.K_labelled, "level": p.level, "bounds": list(bounds),
+                "estimands": {"micro": est}}  # fmt: skip
+
+    def sentences(self) -> list[str]:
+        """One plain sentence: the PPI interval (or why there is none), naming the design."""
+        data, p = self.headline_report(), self.analysis.ppi
+        tail = f"; PPI with judge {self.judge}, design {p.design}"
+        if self.systems is not None:
+            a, b = self.systems
+            found = verdicts(data, a, b, score=self.human, clusters="labelled documents")
+            return [found[0].sentence.replace("a random query", "a random item", 1) + tail]
+        h = replace(headline(data, "micro"), question="a random item")
+        label = f"the human label {self.human}"
+        return [describe(h, label, noun="labelled documents") + tail]
 
     def rows(self) -> list[dict[str, Any]]:
         a = self.analysis
@@ -191,6 +218,17 @@ def _one_system(frame: pd.DataFrame) -> None:
                          "(--system) or compare two with systems (--systems A,B)")  # fmt: skip
 
 
+#: The design in words, and when the interval is ppi_py's.
+_DESIGN_WORDS = {
+    "same_documents": "Design same_documents: the labelled items are a random subset of the "
+    "same documents' items. ppi_py's ppi_mean_ci is a different computation here; it is "
+    "reproduced only with --design disjoint_documents --dist normal and one item per document.",
+    "disjoint_documents": "Design disjoint_documents: labelled and unlabelled items come from "
+    "separate documents. With --dist normal and one item per document this equals ppi_py's "
+    "ppi_mean_ci.",
+}
+
+
 def _notes(a: PPIAnalysis) -> tuple[str, ...]:
     p = a.ppi
     notes = [f"The judge is worth about {a.effective_labels:.0f} human labels "
@@ -203,6 +241,7 @@ def _notes(a: PPIAnalysis) -> tuple[str, ...]:
         notes.append("One influence value per document sums its labelled and unlabelled "
                      f"items; t interval on K − 1 = {p.K - 1} df (CR1)." if p.dist == "t" else
                      "One influence value per document; normal interval (CR0).")  # fmt: skip
+    notes.append(_DESIGN_WORDS[p.design])
     if a.target_half_width is not None and a.labels_needed is None:
         notes.append("The target half-width is out of reach by labels alone: the judge-scored "
                      "part of the variance already exceeds it.")  # fmt: skip
