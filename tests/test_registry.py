@@ -612,7 +612,7 @@ def test_a_failed_run_keeps_its_error(tmp_path):
     assert read_manifest(write_manifest(failed, tmp_path / "run")) == failed
 
 
-def test_a_registry_from_before_the_error_column_reads_and_gains_it(tmp_path):
+def test_a_registry_from_before_the_error_and_outcome_columns_reads_and_gains_them(tmp_path):
     path = tmp_path / "old.sqlite"
     con = sqlite3.connect(path)
     con.executescript(
@@ -627,7 +627,7 @@ def test_a_registry_from_before_the_error_column_reads_and_gains_it(tmp_path):
     )
     old = manifest("20250101-000000-aaaaaa", started_at="2025-01-01T00:00:00+00:00")
     row = old.to_dict()
-    cols = [c for c in row if c != "error"]
+    cols = [c for c in row if c not in ("error", "outcome")]
     values = [json.dumps(row[c]) if isinstance(row[c], (dict, list)) else row[c] for c in cols]
     con.execute(
         f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", values
@@ -636,9 +636,24 @@ def test_a_registry_from_before_the_error_column_reads_and_gains_it(tmp_path):
     con.close()
     reg = Registry(path)
     assert reg.list() == [old] and reg.get("2025") == old
-    failed = manifest(status="failed", error="boom")
+    failed = manifest(status="failed", error="boom", outcome="failed")
     reg.record(failed)
     assert reg.list() == [failed, old] and integrity(path) == "ok"
+    assert reg.get(failed.run_id).outcome == "failed" and old.outcome is None
+
+
+def test_the_outcome_is_kept_compared_and_optional(tmp_path):
+    gate = manifest(command="gate", outcome="failed gate")
+    assert Manifest.from_dict(gate.to_dict()) == gate
+    reg = Registry(tmp_path / "r.sqlite")
+    reg.record(gate)
+    assert reg.get(gate.run_id).outcome == "failed gate"
+    assert diff_runs(gate, manifest(command="gate", outcome="passed")).results == (
+        Change("outcome", "failed gate", "passed"),
+    )
+    assert diff_runs(manifest(), manifest()).results == ()  # neither recorded one
+    with pytest.raises(InputError, match="outcome"):
+        manifest(outcome="")
 
 
 def test_diff_compares_the_error_only_when_the_statuses_differ():

@@ -73,11 +73,24 @@ def test_list_shows_a_table_newest_first(registry):
         "f00dfeedf00d",
         "1",
         "2.5s",
-        "ok",
+        "ran",  # recorded before outcomes were: it finished, with no pass or fail recorded
     ]
     assert "abababababab" in lines[1]  # no corpus: the input's hash names the data
     res = run("list", "--registry", str(registry), "--limit", "1", "--json")
     assert [m["run_id"] for m in json.loads(res.stdout)] == [C]
+    Registry(registry).record(
+        _manifest(
+            "20260303-000000-eeeeee",
+            "2026-03-03T00:00:00Z",
+            1,
+            100,
+            0.4,
+            command="gate",
+            outcome="failed gate",
+        )
+    )
+    first = run("list", "--registry", str(registry)).stdout.splitlines()[1]
+    assert first.startswith("20260303-000000-eeeeee") and first.endswith("failed gate")
 
 
 def test_list_reads_the_default_registry_and_says_when_it_is_empty(tmp_path):

@@ -197,7 +197,8 @@ def test_runs_list_shows_every_run_with_its_headline_and_filters(runs, server):
     for ids in runs["by_verb"].values():
         for run_id in ids:
             assert f'data-run="{run_id}"' in html
-    assert re.search(r"micro 0\.\d+ \[0\.\d+, 0\.\d+\]", html)  # estimate with its interval
+    # the recorded headline: estimate, interval and the method that gave it
+    assert re.search(r"hit · micro [\d.]+( points)? \([\d.]+ to [\d.]+, \w+\)", html)
     _, gates, _ = _get(server + "/?verb=gate")
     assert gates.count('class="run"') == 2 and "interval</td>" not in gates
     _, old, _ = _get(server + "/?order=old&verb=interval")

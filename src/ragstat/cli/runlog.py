@@ -1,9 +1,10 @@
 """What every verb leaves behind: a manifest (output folder and registry) and its report.
 
-A verb wraps its work in :func:`recorded`; on success the manifest — command,
-config (with the seed actually used), input hashes, corpus fingerprint, output
-paths, headline results, versions, wall time — is written as ``manifest.json``
-into the output folder and recorded in the run registry. A registry that cannot
+A verb wraps its work in :func:`recorded`; on success the manifest — command, config
+(with the seed actually used), input hashes, corpus fingerprint, output paths, headline
+results, versions, wall time and the outcome (``passed`` / ``failed gate`` when the verb
+reports a decision with :meth:`RunLog.decided`, else ``ran``) — is written as
+``manifest.json`` into the output folder and recorded in the run registry. A registry that cannot
 be written (locked, unreadable) never costs the run its outputs: the verb's
 files are already in place and a one-line warning says what was not recorded.
 """
@@ -16,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragstat.cli.terminal import error_line, safe
 from ragstat.signals import signal_name
@@ -53,6 +54,12 @@ class RunLog:
     started_at: str = ""
     t0: float = field(default_factory=time.perf_counter)
     folder: OutputFolder | None = None
+    outcome: str | None = None
+
+    def decided(self, passed: bool) -> None:
+        """Record what a verb that decides (gate) concluded: the run's outcome is then
+        "passed" or "failed gate" rather than "ran"."""
+        self.outcome = "passed" if passed else "failed gate"
 
     def wrote(self, *paths: Path | str) -> None:
         self.outputs.extend(str(p) for p in paths)
@@ -66,21 +73,14 @@ class RunLog:
         self.wrote(*write_report(report, self.out).values())
 
 
-def headline(report: dict) -> dict:
-    """The numbers a registry diff compares: per estimand, the estimate and the interval shown
-    first — the recommended method's, or the first computed clustered one if it was not run."""
-    out = {}
-    for name, est in report.get("estimands", {}).items():
-        usable = [i for i in est.get("intervals", []) if i.get("available")]
-        best = [i for i in usable if i.get("method") == est.get("recommended")]
-        shown = (best or [i for i in usable if not i.get("naive")] or [{}])[0]
-        out[name] = {
-            "estimate": est.get("estimate"),
-            "method": shown.get("method"),
-            "lower": shown.get("lower"),
-            "upper": shown.get("upper"),
-        }
-    return out
+def headline(report: Any) -> dict:
+    """The numbers a registry diff compares and the web view shows: per estimand, the headline
+    of :func:`ragstat.inference.headline.headline` as plain data (estimate; the recommended
+    method and its bounds, or the reason there is no headline interval; the flags in words;
+    the level, K and unit). ``report``: an `IntervalReport`, a comparison, or their dicts."""
+    from ragstat.inference.headline import headlines
+
+    return {name: {**h.to_dict(), "unit": h.unit} for name, h in headlines(report).items()}
 
 
 def write_json(path: Path, obj: dict) -> Path:
@@ -185,6 +185,7 @@ def _manifest(log: RunLog, error: str | None = None, status: str = "ok"):
         wall_s=round(time.perf_counter() - log.t0, 3),
         status=status,
         error=error,
+        outcome=(log.outcome or "ran") if status == "ok" else status,
     )
 
 

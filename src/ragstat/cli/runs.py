@@ -12,7 +12,7 @@ import typer
 from ragstat.cli.terminal import safe
 from ragstat.cli.verb import Group
 from ragstat.registry.display import data_fingerprint as source_fingerprint
-from ragstat.registry.display import started_utc
+from ragstat.registry.display import outcome_of, started_utc
 from ragstat.registry.location import REGISTRY_ENV
 
 if TYPE_CHECKING:
@@ -88,7 +88,8 @@ def list_runs(
     as_json: Json = False,
     registry: RegistryPath = None,
 ) -> None:
-    """The recorded runs, newest first."""
+    """The recorded runs, newest first; status is what each came to: passed or failed gate
+    (a gate), ran (a verb with no pass or fail), failed (an error) or interrupted."""
     reg, where = _registry(registry)
     runs = reg.list(limit or None)
     _say_where(where)
@@ -108,7 +109,7 @@ def list_runs(
             source_fingerprint(m),
             seed,
             f"{m.wall_s:.1f}s",
-            m.status,
+            outcome_of(m),
         ]
         rows.append([safe(c) for c in cells])  # escaped before the column widths are measured
     _echo(_table(rows))
@@ -130,7 +131,7 @@ def manifest_lines(m: Manifest) -> list[str]:
         "argv": shlex.join(m.argv) if m.argv else "—",
         "started": f"{started_utc(m.started_at)} UTC",
         "wall": f"{m.wall_s:.3f} s",
-        "status": m.status,
+        "status": outcome_of(m),
         "seed": "—" if m.seed is None else str(m.seed),
         "corpus": m.corpus_fingerprint or "—",
     }

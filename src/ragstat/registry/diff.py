@@ -117,11 +117,13 @@ def _changes(a: Mapping, b: Mapping) -> tuple[Change, ...]:
     return tuple(Change(k, fa.get(k), fb.get(k)) for k in keys if not _same(fa.get(k), fb.get(k)))
 
 
-def _outcome(m: Manifest, other_status: str) -> dict:
-    """``results`` and ``status`` of ``m``, with its ``error`` when the other run's status
-    differs."""
+def _outcome(m: Manifest, other: Manifest) -> dict:
+    """``results`` and ``status`` of ``m``, its ``outcome`` when either run recorded one, and
+    its ``error`` when the other run's status differs."""
     out = {**m.results, "status": m.status}
-    if m.status != other_status:
+    if m.outcome is not None or other.outcome is not None:
+        out["outcome"] = m.outcome
+    if m.status != other.status:
         out["error"] = m.error
     return out
 
@@ -132,7 +134,7 @@ def diff_runs(a: Manifest, b: Manifest) -> RunDiff:
     - config: ``config`` (the seed lives there; the manifest's own ``seed`` is compared
       only when neither config holds one), and ``command`` when the verbs differ;
     - data: ``corpus_fingerprint`` and the input hashes (``inputs.<path>``);
-    - results: ``results`` and ``status``, and ``error`` only when the statuses differ
+    - results: ``results``, ``status`` and ``outcome``, and ``error`` only when the statuses differ
       (two failed runs with differently worded errors are not a difference);
     - versions: ``versions``.
     """
@@ -149,6 +151,6 @@ def diff_runs(a: Manifest, b: Manifest) -> RunDiff:
             {"corpus_fingerprint": a.corpus_fingerprint, "inputs": a.inputs},
             {"corpus_fingerprint": b.corpus_fingerprint, "inputs": b.inputs},
         ),
-        results=_changes(_outcome(a, b.status), _outcome(b, a.status)),
+        results=_changes(_outcome(a, b), _outcome(b, a)),
         versions=_changes(a.versions, b.versions),
     )

@@ -1,5 +1,5 @@
-"""How a recorded run is named on screen: its start time and a short data fingerprint
-(shared by ``ragstat runs`` and ``ragstat ui``)."""
+"""How a recorded run is named on screen: its start time, a short data fingerprint and what
+it came to (shared by ``ragstat runs`` and ``ragstat ui``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,25 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ragstat.registry.manifest import Manifest
 
-__all__ = ["data_fingerprint", "started_utc"]
+__all__ = ["OUTCOME_SQL", "data_fingerprint", "outcome_of", "outcome_slug", "started_utc"]
+
+#: The outcome of a row in SQL, as :func:`outcome_of` gives it (``{outcome}`` is the column,
+#: or NULL in a registry that predates it).
+OUTCOME_SQL = "COALESCE({outcome}, CASE status WHEN 'ok' THEN 'ran' ELSE status END)"
+
+
+def outcome_of(m: Manifest) -> str:
+    """What the run came to: its recorded outcome (passed, failed gate, ran, failed,
+    interrupted); for a run recorded before outcomes were, "ran" when it finished (its
+    status "ok": a gate's pass or fail was not recorded then), else its status."""
+    if m.outcome:
+        return m.outcome
+    return "ran" if m.status == "ok" else m.status
+
+
+def outcome_slug(outcome: str) -> str:
+    """The outcome as a CSS class suffix: "failed gate" → "failed-gate"."""
+    return "-".join(outcome.split()) or "unknown"
 
 
 def started_utc(started_at: str) -> str:

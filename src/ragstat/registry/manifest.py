@@ -26,6 +26,7 @@ from ragstat.errors import InputError
 
 __all__ = [
     "MANIFEST_NAME",
+    "OUTCOMES",
     "Manifest",
     "corpus_fingerprint",
     "file_sha256",
@@ -37,8 +38,11 @@ __all__ = [
 ]
 
 MANIFEST_NAME = "manifest.json"
+#: What a run came to: a gate that passed or failed, a verb that ran (no pass or fail), a run
+#: that failed (an error) or was interrupted.
+OUTCOMES = ("passed", "failed gate", "ran", "failed", "interrupted")
 #: Fields a manifest written by an older ragstat may lack (their defaults apply).
-_OPTIONAL = ("status", "error")
+_OPTIONAL = ("status", "error", "outcome")
 _BLOCK = 1 << 20
 # Distribution names as pip knows them; only the installed ones are reported.
 _PACKAGES = (
@@ -181,8 +185,12 @@ class Manifest:
     ``config`` holds the normalised options that define the run (seed, chunk size …,
     not output paths or display flags); ``inputs`` maps each input's role (``file``,
     ``a``, ``qrels`` …) → sha256;
-    ``results`` holds a few headline numbers. ``status`` is ``"ok"`` or ``"failed"``;
-    a failed run keeps its ``error`` text (None for a run that succeeded).
+    ``results`` holds a few headline numbers. ``status`` is ``"ok"``, ``"failed"`` or
+    ``"interrupted"``; a failed run keeps its ``error`` text (None for a run that succeeded).
+    ``outcome`` is what the run came to, in the words the runs list shows (``OUTCOMES``):
+    ``"passed"`` / ``"failed gate"`` for a verb that decides (gate), ``"ran"`` for one that
+    finished without a pass or fail, ``"failed"``, ``"interrupted"``; None in a manifest
+    recorded before outcomes were.
     """
 
     run_id: str
@@ -199,6 +207,7 @@ class Manifest:
     wall_s: float
     status: str = "ok"
     error: str | None = None
+    outcome: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("run_id", "command", "started_at", "status"):
@@ -209,6 +218,11 @@ class Manifest:
             raise InputError(f"manifest run_id must not contain spaces, got {self.run_id!r}")
         if self.error is not None and not isinstance(self.error, str):
             raise InputError(f"manifest error must be a string or None, got {self.error!r}")
+        outcome = self.outcome  # any word: a newer ragstat may record one this one lacks
+        if outcome is not None and not (isinstance(outcome, str) and outcome.strip()):
+            raise InputError(
+                f"manifest outcome must be a word such as 'ran' or None, got {outcome!r}"
+            )
         fp = self.corpus_fingerprint
         if fp is not None and not isinstance(fp, str):
             raise InputError(f"manifest corpus_fingerprint must be a string or None, got {fp!r}")

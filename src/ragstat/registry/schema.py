@@ -42,16 +42,17 @@ PLAIN_COLUMNS = (
     "seed",
     "corpus_fingerprint",
     "error",
+    "outcome",
 )
 COLUMNS = PLAIN_COLUMNS + JSON_COLUMNS
 #: Columns added to schema 1 after its first release, with their SQL type.
-ADDED_COLUMNS = {"error": "TEXT"}
+ADDED_COLUMNS = {"error": "TEXT", "outcome": "TEXT"}
 CREATE = (
     """CREATE TABLE runs (
         run_id TEXT PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL,
         wall_s REAL NOT NULL, status TEXT NOT NULL, seed TEXT, corpus_fingerprint TEXT,
         argv TEXT NOT NULL, config TEXT NOT NULL, inputs TEXT NOT NULL, outputs TEXT NOT NULL,
-        results TEXT NOT NULL, versions TEXT NOT NULL, error TEXT
+        results TEXT NOT NULL, versions TEXT NOT NULL, error TEXT, outcome TEXT
     )""",
     "CREATE INDEX runs_by_time ON runs (started_at)",
     f"PRAGMA application_id = {APPLICATION_ID}",

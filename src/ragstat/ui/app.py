@@ -21,19 +21,20 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ragstat.errors import RagstatError
 from ragstat.registry import Manifest, diff_runs
 from ragstat.registry.diff import flatten
+from ragstat.registry.display import outcome_of, outcome_slug
 from ragstat.ui.figure import Row, history_figure
 from ragstat.ui.pairing import paired_comparison
+from ragstat.ui.series import Estimate, headline, metrics_of, sentences
 from ragstat.ui.store import PAGE_SIZE, RunQuery, RunStore
 from ragstat.ui.views import (
     data_fingerprint,
     gate_estimates,
-    headline,
     history_key,
-    metrics_of,
     report_file,
     reproduce,
     run_time,
     source_of,
+    source_paths,
 )
 
 __all__ = ["PAGE_CSP", "REPORT_CSP", "create_app"]
@@ -92,7 +93,10 @@ class Pages:
             run_time=run_time,
             headline=headline,
             source_of=source_of,
+            source_paths=source_paths,
             data_fingerprint=data_fingerprint,
+            outcome_of=outcome_of,
+            outcome_slug=outcome_slug,
         )
 
     def render(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -127,6 +131,7 @@ class Pages:
             config=flatten(m.config),
             results=flatten(m.results),
             metrics=metrics_of(m),
+            sentences=sentences(m),
             history=history_key(m),
         )
 
@@ -163,18 +168,20 @@ class Pages:
         return self.render("compare.html", a_id=a_id, b_id=b_id, a=a, b=b, diff=d, paired=paired)
 
     def history(self, request: Request) -> HTMLResponse:
+        """One series (one score of one subject, one estimand) across the runs tied to this
+        one; links select the other series."""
         m = self._run(request)
         key = history_key(m)
         runs = self.store.history(key) if key is not None else [m]
-        per_run = {
-            r.run_id: gate_estimates(r) if r.command == "gate" else metrics_of(r) for r in runs
-        }
-        names = list(dict.fromkeys(e.name for es in per_run.values() for e in es))
-        metric = request.query_params.get("metric", "")
-        metric = metric if metric in names else (names[0] if names else "")
+        per_run = {r.run_id: _series(r) for r in runs}
+        own = [e.name for e in per_run.get(m.run_id, _series(m))]
+        names = list(dict.fromkeys([*own, *(e.name for es in per_run.values() for e in es)]))
+        p = request.query_params
+        chosen = p.get("series", p.get("metric", ""))
+        series = chosen if chosen in names else (names[0] if names else "")
         rows, missing = [], []
         for r in runs:
-            e = next((e for e in per_run[r.run_id] if e.name == metric), None)
+            e = next((e for e in per_run[r.run_id] if e.name == series), None)
             if e is None:
                 missing.append(r)
                 continue
@@ -185,7 +192,7 @@ class Pages:
             "history.html",
             m=m,
             key=key,
-            metric=metric,
+            metric=series,
             metrics=names,
             rows=rows,
             missing=missing,
@@ -199,6 +206,11 @@ class Pages:
 
     async def failed(self, request: Request, exc: Exception) -> Response:
         return self.render("error.html", status=500, status_code=500, detail=str(exc))
+
+
+def _series(m: Manifest) -> list[Estimate]:
+    """A run's series: a gate's gates (from its result.json), else its recorded estimates."""
+    return gate_estimates(m) if m.command == "gate" else metrics_of(m)
 
 
 def create_app(registry_path: str | Path) -> ASGIApp:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragstat.registry import Manifest, Registry, RegistryError
+from ragstat.registry.display import OUTCOME_SQL
 from ragstat.registry.schema import APPLICATION_ID, COLUMNS, manifest_data
 
 __all__ = ["PAGE_SIZE", "HistoryKey", "RunPage", "RunQuery", "RunStore"]
@@ -27,7 +28,8 @@ HISTORY_LIMIT = 200
 
 @dataclass(frozen=True)
 class RunQuery:
-    """One page of the runs list: filters, order (``new`` or ``old`` first) and page number."""
+    """One page of the runs list: filters (verb; ``status``: an outcome such as ``failed gate``),
+    order (``new`` or ``old`` first) and page number."""
 
     verb: str = ""
     status: str = ""
@@ -37,7 +39,8 @@ class RunQuery:
 
 @dataclass(frozen=True)
 class RunPage:
-    """The runs of one page, how many runs match in all, and the choices for the filters."""
+    """The runs of one page, how many runs match in all, and the choices for the filters
+    (``statuses``: the outcomes recorded)."""
 
     runs: tuple[Manifest, ...]
     total: int
@@ -91,12 +94,12 @@ class RunStore:
             runs=tuple(m for m in runs if m is not None),
             total=int(total[0]["n"]) if total else 0,
             verbs=self._distinct("command"),
-            statuses=self._distinct("status"),
+            statuses=self._distinct(OUTCOME_SQL),
             unreadable=sum(m is None for m in runs),
         )
 
-    def _distinct(self, column: str) -> tuple[str, ...]:
-        rows = self._rows(f"SELECT DISTINCT {column} AS v FROM runs ORDER BY v", ())
+    def _distinct(self, expression: str) -> tuple[str, ...]:
+        rows = self._rows(f"SELECT DISTINCT {expression} AS v FROM runs ORDER BY v", ())
         return tuple(str(r["v"]) for r in rows)
 
     # -- history ---------------------------------------------------------------------------
@@ -142,7 +145,9 @@ class RunStore:
                     return []
                 have = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
                 cols = ", ".join(c if c in have else f"NULL AS {c}" for c in COLUMNS)
-                return list(con.execute(sql.replace("{cols}", cols), params).fetchall())
+                outcome = "outcome" if "outcome" in have else "NULL"
+                sql = sql.replace("{cols}", cols).replace("{outcome}", outcome)
+                return list(con.execute(sql, params).fetchall())
             except sqlite3.Error as exc:
                 raise RegistryError(f"cannot read registry {self.path}: {exc}") from exc
 
@@ -154,7 +159,7 @@ def _filters(q: RunQuery) -> tuple[str, tuple[object, ...]]:
         clauses.append("command = ?")
         params.append(q.verb)
     if q.status:
-        clauses.append("status = ?")
+        clauses.append(f"{OUTCOME_SQL} = ?")
         params.append(q.status)
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), tuple(params)
 

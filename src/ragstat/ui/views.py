@@ -1,4 +1,4 @@
-"""What the pages show of a run: its headline, source, reproduce command and report file.
+"""What the pages show of a run: its source, reproduce command, report file and history.
 
 Plain data for the templates (which escape every string); nothing here writes. The only
 files read are those a run's manifest records among its outputs.
@@ -7,49 +7,30 @@ files read are those a run's manifest records among its outputs.
 from __future__ import annotations
 
 import json
-import math
 import shlex
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from ragstat.registry import Manifest
 from ragstat.registry.display import data_fingerprint
 from ragstat.registry.display import started_utc as run_time
+from ragstat.ui.series import Estimate, estimate_of
 from ragstat.ui.store import HistoryKey
 
 __all__ = [
-    "Estimate",
     "ReportFile",
     "data_fingerprint",
     "gate_estimates",
-    "headline",
     "history_key",
-    "metrics_of",
     "report_file",
     "reproduce",
     "run_time",
     "source_of",
+    "source_paths",
 ]
 
 #: The largest output file the view reads (a gate's result.json).
 _MAX_READ = 16 << 20
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """One estimate with its interval (None where the run recorded none)."""
-
-    name: str
-    estimate: float
-    lower: float | None = None
-    upper: float | None = None
-    outcome: str | None = None  # a gate's pass / fail / inconclusive
-
-    @property
-    def text(self) -> str:
-        if self.lower is None or self.upper is None:
-            return f"{self.estimate:.4g}"
-        return f"{self.estimate:.4g} [{self.lower:.4g}, {self.upper:.4g}]"
 
 
 @dataclass(frozen=True)
@@ -60,51 +41,34 @@ class ReportFile:
     problem: str | None
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
+def _path_name(path: str) -> str:
+    """A recorded path's last part (a name such as ``demo`` stays as it is)."""
+    return PurePath(path).name or path
 
 
-def _estimate(name: str, value: object) -> Estimate | None:
-    if isinstance(value, dict):
-        est = _number(value.get("estimate"))
-        if est is None:
-            return None
-        return Estimate(name, est, _number(value.get("lower")), _number(value.get("upper")))
-    est = _number(value)
-    return None if est is None else Estimate(name, est)
-
-
-def metrics_of(m: Manifest) -> list[Estimate]:
-    """Every headline number of the run's results (``micro`` and ``macro`` first)."""
-    keys = [k for k in ("micro", "macro") if k in m.results]
-    keys += [k for k in m.results if k not in keys]
-    found = (_estimate(k, m.results[k]) for k in keys)
-    return [e for e in found if e is not None]
-
-
-def headline(m: Manifest) -> str:
-    """The run's headline for the runs list: an estimate with its interval, or the outcomes."""
-    metrics = metrics_of(m)
-    if metrics:
-        return f"{metrics[0].name} {metrics[0].text}"
-    outcomes = [v for v in m.results.values() if isinstance(v, str)]
-    if outcomes:
-        counts = {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}
-        return ", ".join(f"{n} {o}" for o, n in counts.items())
-    return "—"
+def source_paths(m: Manifest) -> list[str]:
+    """The input paths the run read, as recorded in its config (compare: A, then B)."""
+    c = m.config
+    keys = ["a", "b"] if m.command == "compare" else []
+    keys += ["gates_file", "file", "corpus", "records", "path", "table"]
+    found = [str(c[k]) for k in keys if isinstance(c.get(k), str) and c[k]]
+    if not found:  # another verb's inputs: the config values of its recorded input roles
+        found = [str(c[k]) for k in m.inputs if isinstance(c.get(k), str) and c[k]]
+    return list(dict.fromkeys(found))
 
 
 def source_of(m: Manifest) -> str:
-    """The data the run read, as given on its command line (config paths)."""
-    c = m.config
-    for key in ("gates_file", "file", "corpus", "records", "path"):
-        if isinstance(c.get(key), str):
-            return str(c[key])
-    if isinstance(c.get("a"), str) and isinstance(c.get("b"), str):
-        return f"{c['a']} vs {c['b']}"
-    return ", ".join(sorted(m.inputs)) or "—"
+    """The data the run read, by file name: ``a.parquet vs b.parquet``, or one file with the
+    systems it analysed (``records.parquet (bm25 vs tfidf)``)."""
+    paths = source_paths(m)
+    if not paths:
+        return ", ".join(sorted(m.inputs)) or "—"
+    names = " vs ".join(_path_name(p) for p in paths[:2]) if m.command == "compare" else ""
+    names = names or ", ".join(_path_name(p) for p in paths)
+    systems = m.config.get("systems") if m.command == "compare" else m.config.get("system")
+    if isinstance(systems, str) and systems and len(paths) == 1:
+        names += f" ({' vs '.join(s.strip() for s in systems.split(','))})"
+    return names
 
 
 def reproduce(m: Manifest) -> str:
@@ -165,7 +129,7 @@ def gate_estimates(m: Manifest) -> list[Estimate]:
     for g in gates:
         if not isinstance(g, dict) or not isinstance(g.get("name"), str):
             continue
-        est = _estimate(g["name"], g)
+        est = estimate_of(g["name"], g)
         outcome = g.get("outcome") if isinstance(g.get("outcome"), str) else None
         if est is not None:
             out.append(Estimate(est.name, est.estimate, est.lower, est.upper, outcome))
