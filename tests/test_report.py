@@ -514,7 +514,9 @@ def _summary_row(md: str, subject: str, est: str) -> str:
     return next(line for line in md.splitlines() if line.startswith(f"| {subject} | {est} |"))
 
 
-def test_summary_names_the_method_it_shows_when_the_recommended_one_was_not_run():
+def test_summary_shows_no_other_method_when_the_recommended_one_was_not_run():
+    """The headline rule (inference.headline): the recommended interval or none, with the
+    reason; never another method in its place."""
     stats, *_ = _interval_inputs()
     res = analyze(
         stats,
@@ -528,21 +530,20 @@ def test_summary_names_the_method_it_shows_when_the_recommended_one_was_not_run(
     for est, rec in (("micro", "cr2_bm"), ("macro", "t_rates")):
         row = _summary_row(md, "hit", est)
         shown = res.estimands[est].get("doc_bootstrap_t")
-        assert _ci(shown) in row
-        assert f"doc_bootstrap_t — document bootstrap-t (recommended {rec} not computed)" in row
+        assert _ci(shown) not in row
+        assert f"none: the recommended method {rec} was not computed | none |" in row
     assert "CR2 cluster-robust" not in md.split("## What to report")[0]
     method = _items(rep)["method"]
-    assert "CR2" not in method and "t on document rates" not in method
-    assert "document bootstrap-t (doc_bootstrap_t) — the recommended cr2_bm was not computed" in (
-        method
-    )
-    assert "also computed: wald_iid (naive, contrast only)" in method
+    assert "no interval shown (the recommended method cr2_bm was not computed)" in method
+    assert "computed: doc_bootstrap_t, wald_iid" in method
+    assert rep.verdicts[0].startswith("For a random query, hit is 28.6 points, but no interval")
     # only the recommended micro method, macro requested: nothing applies to macro
     res = analyze(stats, seed=1, methods=["cr2_bm"], estimands=["macro"])
     rep = report_from_interval(res, stats, source="x", created=CREATED)
     row = _summary_row(_md(rep), "hit", "macro")
-    assert "none computed (recommended t_rates)" in row and "t on document rates" not in row
-    assert "no interval computed" in _items(rep)["method"]
+    assert "none: the recommended method t_rates was not computed" in row
+    assert "t on document rates" not in row
+    assert "no interval shown" in _items(rep)["method"] and "computed: none" in _items(rep)["method"]
 
 
 def _strata_inputs(seed: int = 3, K: int = 40):

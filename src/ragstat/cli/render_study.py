@@ -1,4 +1,5 @@
-"""Terminal summary of a study: honest intervals beside the naive ones, strata if asked for."""
+"""Terminal summary of a study: the verdicts first, then the headline intervals beside the
+naive ones, strata if asked for."""
 
 from __future__ import annotations
 
@@ -13,22 +14,24 @@ from ragstat.cli.terminal import console as default_console
 from ragstat.cli.terminal import literal, markup, plain_text
 
 if TYPE_CHECKING:
+    from ragstat.inference.headline import Headline
     from ragstat.inference.results import EstimandResult
     from ragstat.report.model import StratumRow
     from ragstat.report.summary import StudySummary
 
 __all__ = ["print_study"]
 
-#: Column labels of the recommended micro method (its stable name otherwise).
+#: Short words for a method in the table (the report names each in full).
 _LABEL = {
-    "cr2_bm": "CR2",
+    "cr2_bm": "CR2 (Bell–McCaffrey df)",
     "cr2_ik": "CR2 (Imbens–Kolesár df)",
     "cr1": "CR1",
-    "t_rates": "t on rates",
-    "doc_bootstrap_t": "bootstrap-t",
-    "doc_bootstrap_percentile": "bootstrap percentile",
+    "t_rates": "t on document rates",
+    "doc_bootstrap_t": "document bootstrap-t",
+    "doc_bootstrap_percentile": "document bootstrap percentile",
     "logit": "logit",
     "korn_graubard": "Korn–Graubard",
+    "logit_cr2_bm": "logit around CR2",
 }
 #: What a study folder holds after `ragstat study` (report.json and report.md beside the HTML).
 OUTPUTS = (
@@ -56,13 +59,11 @@ def _bounds(lower: float | None, upper: float | None) -> str:
     return "—" if lower is None or upper is None else f"[{lower:.3f}, {upper:.3f}]"
 
 
-def _micro_method(summary: StudySummary) -> str:
-    """The recommended micro method (cr2_bm, unless the data called for another)."""
-    for r in summary.retrievers.values():
-        micro = r.hit1.estimands.get("micro")
-        if micro is not None and micro.recommended:
-            return micro.recommended
-    return "cr2_bm"
+def _shown(h: Headline) -> tuple[str, str]:
+    """The headline interval and its method in words ("—" where the rule shows none)."""
+    if not h.available:
+        return "none", "—"
+    return _bounds(h.lower, h.upper), _LABEL.get(h.method or "", h.method or "—")
 
 
 def _headline(summary: StudySummary) -> str:
@@ -81,30 +82,43 @@ def _table(summary: StudySummary) -> Table:
     t = Table(
         title="hit@1 — the top result comes from the query's own document", title_justify="left"
     )
-    method = _micro_method(summary)
     level = f"{summary.level:.0%}"
     for col in (
         "retriever",
         "micro",
-        f"{level} {_LABEL.get(method, method)} (documents)",
+        f"{level} interval (documents)",
+        "method",
         "naive iid",
         "macro",
-        f"{level} t (documents)",
+        f"{level} interval (documents)",
+        "method",
         "MRR@10",
     ):
-        t.add_column(col, justify="left" if col == "retriever" else "right")
+        t.add_column(col, justify="left" if col in ("retriever", "method") else "right")
     for name, r in summary.retrievers.items():
         mi, ma = r.hit1.estimands["micro"], r.hit1.estimands["macro"]
+        heads = summary.headlines(name)
         t.add_row(
             literal(name),
             f"{mi.estimate:.3f}",
-            _ci(mi, method),
+            *_shown(heads["micro"]),
             _ci(mi, "wald_iid"),
             f"{ma.estimate:.3f}",
-            _ci(ma, "t_rates"),
+            *_shown(heads["macro"]),
             f"{r.mrr_at_10_micro:.3f}",
         )
     return t
+
+
+def _remarks(summary: StudySummary) -> list[str]:
+    """Why a headline is missing and every flag of a headline interval, in words."""
+    out = []
+    for name in summary.retrievers:
+        for est, h in summary.headlines(name).items():
+            if h.reason is not None:
+                out.append(f"{name} {est}: no interval shown: {h.reason}")
+            out += [f"{name} {est}: {flag}" for flag in h.flags]
+    return out
 
 
 def _strata_table(summary: StudySummary, rows: Sequence[StratumRow]) -> Table | None:
@@ -134,16 +148,15 @@ def _strata_table(summary: StudySummary, rows: Sequence[StratumRow]) -> Table | 
 
 
 def _paired_line(summary: StudySummary) -> str | None:
+    """Ties and the sign-flip test of the paired comparison (its verdicts are said first)."""
     p = summary.paired
     if p is None:
         return None
     a, b = p.systems
-    mi = p.report.estimands["micro"]
-    method = mi.recommended or _micro_method(summary)
     s = p.paired
     return (
-        f"{a} − {b}: micro {mi.estimate:+.4f} {_ci(mi, method)}, documents tied "
-        f"{s.ties_share:.0%}, sign-flip p (micro) {s.permutation_p['micro']:.3g}"
+        f"{a} − {b}, paired by query: documents tied {s.ties_share:.0%}, "
+        f"sign-flip p (micro) {s.permutation_p['micro']:.3g}"
     )
 
 
@@ -154,15 +167,20 @@ def print_study(
     *,
     strata: Sequence[StratumRow] = (),
 ) -> None:
-    """The study on the terminal: counts, hit@1 per retriever (recommended document-clustered
-    interval beside the naive one), the paired line, strata (``strata``: the report's rows,
-    with intervals), and the files written."""
+    """The study on the terminal: the verdicts first (hit@1 of every retriever with its
+    headline interval, then who wins the paired comparison, by how much, and whether it is
+    real), the counts, hit@1 per retriever (the headline interval and its method beside the
+    naive one), flags in words, the paired test, strata (``strata``: the report's rows, with
+    intervals), and the files written."""
     c = console or default_console()
+    for sentence in summary.verdicts():
+        c.print(literal(sentence), emoji=False)
+    c.print()
     c.print(_headline(summary), emoji=False)
     c.print(_table(summary), emoji=False)
-    line = _paired_line(summary)
-    if line is not None:
-        c.print(literal(line))
+    for line in [*_remarks(summary), _paired_line(summary)]:
+        if line is not None:
+            c.print(literal(line), emoji=False)
     table = _strata_table(summary, strata)
     if table is not None:
         c.print(table, emoji=False)

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from ragstat.errors import InputError
+from ragstat.inference.headline import describe, headlines
 from ragstat.inference.paired import ComparisonReport
 from ragstat.inference.results import IntervalReport
 from ragstat.inference.verdict import verdicts
@@ -186,6 +187,7 @@ def report_from_interval(
     leftout = cl.left_out(excluded or {}, known=excluded is not None)
     common = _common(subject, report, stats, leftout=leftout, acf=acf)
     return Report(
+        verdicts=tuple(describe(h, report.score) for h in headlines(report).values()),
         kind="interval",
         title=title or f"{report.score} — {source}",
         source=source,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ragstat.inference.results import DesignInfo
-from ragstat.report.fmt import ESTIMAND_LABELS, df, method_label, num, pct, whole
+from ragstat.report.fmt import ESTIMAND_LABELS, clustering, df, method_label, num, pct, whole
 from ragstat.report.model import ChecklistItem, DocSummary, EstimandBlock, PairedInfo
 
 __all__ = [
@@ -212,19 +212,11 @@ def method_item(
         shown = b.honest
         head = f"{b.subject} {b.estimand}: "
         if shown is None:
-            naive = [iv.method for iv in b.intervals]
-            parts.append(
-                head
-                + (
-                    f"no clustered interval computed (only naive: {', '.join(naive)})"
-                    if naive
-                    else "no interval computed (none of the requested methods applies)"
-                )
-            )
+            computed = ", ".join(iv.method for iv in b.intervals) or "none"
+            reason = b.lead().reason or "no method can be recommended"
+            parts.append(head + f"no interval shown ({reason}); computed: {computed}")
             continue
-        text = head + f"{method_label(shown.method)} ({shown.method})"
-        if b.recommended and shown.method != b.recommended:
-            text += f" — the recommended {b.recommended} was not computed"
+        text = head + f"{method_label(shown.method)} ({shown.method}), the recommended one"
         others = [
             iv.method + (" (naive, contrast only)" if iv.naive else "")
             for iv in b.intervals
@@ -257,8 +249,8 @@ def _df(blocks: Sequence[EstimandBlock], design: DesignInfo | None = None) -> Ch
 def _icc(doc: DocSummary) -> str | None:
     if doc.icc is None:
         return None
-    text = f"{doc.subject}: ICC {doc.icc:.3f}, DEFF {num(doc.deff, 2)}"
-    if doc.n_eff is not None:
+    text = f"{doc.subject}: ICC {clustering(doc.icc, 3)}, DEFF {clustering(doc.deff, 2)}"
+    if doc.n_eff is not None and doc.deff is not None and doc.deff > 0:
         text += f", N/DEFF ≈ {doc.n_eff:,.0f}"
     if doc.lag1 is not None:
         text += f"; lag-1 within-document autocorrelation {doc.lag1:.3f}"

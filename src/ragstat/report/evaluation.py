@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ragstat.errors import InputError
+from ragstat.inference.headline import describe
 from ragstat.inference.results import IntervalReport
 from ragstat.records.docstats import DocStats
 from ragstat.report import checklist as cl
@@ -141,8 +142,8 @@ def report_from_evaluation(
 ) -> Report:
     """The report of `ragstat evaluate` from its subjects (see the module docstring).
 
-    ``clustering`` is (by, note) of the query clustering; ``verdicts`` the paired
-    comparison's sentences; ``p_values`` the sign-flip p of each difference and estimand;
+    ``clustering`` is (by, note) of the query clustering; ``verdicts`` the sentences said
+    first (the paired comparison's; without them each block's headline sentence); ``p_values`` the sign-flip p of each difference and estimand;
     ``left_out`` what the evaluation set aside (queries with no ranking, no relevant
     document, not in the qrels).
     """
@@ -157,8 +158,10 @@ def report_from_evaluation(
         f"{clusters.note}; no finite-population correction"
     )
     first = items[0].report
+    if not verdicts:  # one run: each run × metric's headline sentence opens the report
+        verdicts = [describe(b.lead(), b.subject, noun=clusters.noun) for b in blocks]
     return Report(
-        kind="comparison" if verdicts else "interval",
+        kind="comparison" if any(p.difference for p in items) else "interval",
         title=title or (f"Evaluation — {source}" if source else "Evaluation against qrels"),
         source=source,
         created=created or now(),

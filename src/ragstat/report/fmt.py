@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from ragstat.inference.results import Interval
 
-__all__ = ["ESTIMAND_LABELS", "METHOD_LABELS", "ci", "method_label", "num", "pct"]
+__all__ = [
+    "ESTIMAND_LABELS",
+    "METHOD_LABELS",
+    "NO_CLUSTERING",
+    "ci",
+    "clustering",
+    "method_label",
+    "num",
+    "pct",
+]
 
 METHOD_LABELS = {
     "wald_iid": "Wald iid (naive: queries as independent)",
@@ -41,6 +50,18 @@ def num(x: float | None, digits: int = 4) -> str:
     if x is None:
         return "n/a"
     return f"{x:.{digits}f}"
+
+
+#: How an ICC or DEFF estimate at or below 0 is shown (the estimator can go negative when
+#: documents differ less than chance would make them; it is not a negative clustering).
+NO_CLUSTERING = "no clustering detected (estimate ≤ 0)"
+
+
+def clustering(x: float | None, digits: int) -> str:
+    """An ICC or DEFF estimate, or :data:`NO_CLUSTERING` at or below 0."""
+    if x is not None and x <= 0:
+        return NO_CLUSTERING
+    return num(x, digits)
 
 
 def signed(x: float | None, digits: int = 4) -> str:

@@ -58,6 +58,15 @@ def header_facts(report: Report) -> list[tuple[str, str]]:
     return facts
 
 
+def _top(report: Report) -> list[str]:
+    """The title, the verdict (the answer, said first), then the facts of the run."""
+    lines = [f"# {escape(report.title)}", ""]
+    if report.verdicts:
+        lines += ["## Verdict", ""] + [f"- **{escape(v)}**" for v in report.verdicts] + [""]
+    lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
+    return [*lines, ""]
+
+
 def _table(t: Table) -> list[str]:
     lines = [f"## {escape(t.title)}", ""]
     if t.rows:
@@ -92,9 +101,7 @@ def _decision_markdown(report: Report) -> str:
     """A decision report (gates, filter rule): verdict, decision table, G1, notes."""
     from ragstat.report.gates import decision_table
 
-    lines = [f"# {escape(report.title)}", ""]
-    lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
-    lines += ["", "## Verdict", ""] + [f"- **{escape(v)}**" for v in report.verdicts] + [""]
+    lines = _top(report)
     lines += _table(decision_table(report))
     lines += _figures(report) + _notes(report)
     return "\n".join(lines).rstrip() + "\n"
@@ -104,9 +111,7 @@ def _matrix_markdown(report: Report) -> str:
     """A coverage-matrix report: summary lines, the matrix table, M1, notes."""
     from ragstat.report.coverage_matrix import matrix_table
 
-    lines = [f"# {escape(report.title)}", ""]
-    lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
-    lines += ["", "## Verdict", ""] + [f"- **{escape(v)}**" for v in report.verdicts] + [""]
+    lines = _top(report)
     lines += _table(matrix_table(report))
     lines += _figures(report) + _notes(report)
     return "\n".join(lines).rstrip() + "\n"
@@ -118,11 +123,8 @@ def render_markdown(report: Report) -> str:
         return _decision_markdown(report)
     if report.kind == MATRIX_KIND:
         return _matrix_markdown(report)
-    lines = [f"# {escape(report.title)}", ""]
-    lines += [f"- **{k}**: {escape(v)}" for k, v in header_facts(report)]
-    if report.verdicts:
-        lines += ["", "## Verdict", ""] + [f"- **{escape(v)}**" for v in report.verdicts]
-    lines += ["", "Declared estimand(s):", ""]
+    lines = _top(report)
+    lines += ["Declared estimand(s):", ""]
     lines += [f"- {escape(ESTIMAND_LABELS.get(e, e))}" for e in report.estimands]
     lines.append("")
     lines += _table(summary_table(report))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragstat.errors import InputError
+from ragstat.inference.headline import MIN_HEADLINE_DOCUMENTS, Headline, headline
 from ragstat.inference.results import Interval
 from ragstat.report.codec import OMIT_EMPTY, from_dict, to_dict
 from ragstat.report.matrix import MATRIX_KIND, MatrixCell
@@ -63,17 +64,33 @@ class EstimandBlock:
     estimate: float
     recommended: str | None
     intervals: tuple[Interval, ...]
+    #: Documents K, the range the estimand lies in and why no method is recommended, as the
+    #: result said (absent from a report.json written before): the headline rule reads them.
+    K: int | None = field(default=None, metadata=OMIT_EMPTY)
+    bounds: tuple[float, ...] | None = field(default=None, metadata=OMIT_EMPTY)
+    note: str | None = field(default=None, metadata=OMIT_EMPTY)
 
     def get(self, method: str | None) -> Interval | None:
         return next((iv for iv in self.intervals if iv.method == method), None)
 
+    def lead(self) -> Headline:
+        """The headline of this estimand (:func:`ragstat.inference.headline.headline`); with
+        K unrecorded (an older report.json) the K rule cannot be applied."""
+        level = next((iv.level for iv in self.intervals), 0.95)
+        est: dict[str, object] = {"estimate": self.estimate, "recommended": self.recommended}
+        est |= {
+            "recommendation_note": self.note,
+            "intervals": [iv.to_dict() for iv in self.intervals],
+        }
+        K = MIN_HEADLINE_DOCUMENTS if self.K is None else self.K
+        data = {"K": K, "bounds": self.bounds, "level": level, "estimands": {self.estimand: est}}
+        return headline(data, self.estimand)
+
     @property
     def honest(self) -> Interval | None:
-        """The recommended interval (else the first available non-naive one)."""
-        rec = self.get(self.recommended)
-        if rec is not None:
-            return rec
-        return next((iv for iv in self.intervals if not iv.naive and iv.available), None)
+        """The headline interval: the recommended one, unless the headline rule refuses it
+        (K ≤ 3, unavailable, outside the range); never another method instead."""
+        return self.get(self.recommended) if self.lead().available else None
 
     @property
     def naive_interval(self) -> Interval | None:
@@ -363,29 +380,6 @@ class Report:
                 f"report schema_version {version} is newer than this ragstat reads "
                 f"({SCHEMA_VERSION}): upgrade ragstat to render it"
             )
-        return from_dict(cls, _with_references(data))
+        from ragstat.report.legacy import with_references
 
-
-def _legacy_interval(row: object) -> object:
-    if isinstance(row, dict) and "reference" not in row:
-        return {**row, "reference": UNRECORDED}
-    return row
-
-
-def _with_references(data: dict) -> dict:
-    """``data`` with ``reference`` filled into every interval row that lacks one (a
-    report.json written when interval rows had no ``reference``). Anything malformed is
-    left as it is, for the codec to report with its path."""
-    out = dict(data)
-    results = data.get("results")
-    if isinstance(results, list):
-        out["results"] = [
-            {**b, "intervals": [_legacy_interval(r) for r in b["intervals"]]}
-            if isinstance(b, dict) and isinstance(b.get("intervals"), list)
-            else b
-            for b in results
-        ]
-    two = data.get("two_stage")
-    if isinstance(two, dict) and "interval" in two:
-        out["two_stage"] = {**two, "interval": _legacy_interval(two["interval"])}
-    return out
+        return from_dict(cls, with_references(data))

@@ -90,16 +90,22 @@ def report_interval(iv: Interval) -> Interval:
 
 def blocks_from_report(subject: str, report: IntervalReport) -> tuple[EstimandBlock, ...]:
     """One block per estimand of an `IntervalReport`."""
-    return tuple(_block(subject, res) for res in report.estimands.values())
+    bounds = None if report.bounds is None else tuple(map(float, report.bounds))
+    return tuple(_block(subject, res, report.K, bounds) for res in report.estimands.values())
 
 
-def _block(subject: str, res: EstimandResult) -> EstimandBlock:
+def _block(
+    subject: str, res: EstimandResult, K: int, bounds: tuple[float, ...] | None
+) -> EstimandBlock:
     return EstimandBlock(
         subject=subject,
         estimand=res.estimand,
         estimate=float(res.estimate),
         recommended=res.recommended,
         intervals=tuple(report_interval(iv) for iv in res.intervals),
+        K=int(K),
+        bounds=bounds,
+        note=res.recommendation_note,
     )
 
 
@@ -130,10 +136,20 @@ def _interval_from_json(iv: Mapping, estimand: str) -> Interval:
 def blocks_from_dict(subject: str, data: Mapping) -> tuple[EstimandBlock, ...]:
     """Blocks from the JSON form of an `IntervalReport` (a study's summary.json)."""
     out = []
+    K, bounds = data.get("K"), data.get("bounds")
     for estimand, res in data["estimands"].items():
         rows = tuple(_interval_from_json(iv, estimand) for iv in res["intervals"])
         out.append(
-            EstimandBlock(subject, estimand, float(res["estimate"]), res.get("recommended"), rows)
+            EstimandBlock(
+                subject,
+                estimand,
+                float(res["estimate"]),
+                res.get("recommended"),
+                rows,
+                K=None if K is None else int(K),
+                bounds=None if bounds is None else tuple(map(float, bounds)),
+                note=res.get("recommendation_note"),
+            )
         )
     return tuple(out)
 

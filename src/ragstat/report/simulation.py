@@ -14,6 +14,7 @@ from ragstat.records.docstats import DocStats
 from ragstat.report import parts
 from ragstat.report.build import generator, now
 from ragstat.report.coverage_checklist import coverage_checklist
+from ragstat.report.fmt import method_label
 from ragstat.report.model import (
     CoverageRow,
     DocSummary,
@@ -85,6 +86,29 @@ def _recs(group: str, d: Mapping) -> list[Recommendation]:
         Recommendation(group, str(key), tuple(v.get("methods") or ()), str(v.get("basis", "")))
         for key, v in by.items()
     ]
+
+
+def _sentences(
+    recs: Sequence[Recommendation], rows: Sequence[CoverageRow], level: float
+) -> tuple[str, ...]:
+    """One plain sentence per K and estimand: the method to use and the coverage it had."""
+    cov = {(r.group, r.k, r.estimand, r.method): r for r in rows}
+    out = []
+    for rec in recs:
+        k_text, _, est = rec.key.partition(" ")
+        k = int(k_text.removeprefix("k=")) if k_text.removeprefix("k=").isdigit() else None
+        where = f"{rec.group}: w" if rec.group else "W"
+        lead = f"{where}ith {k_text if k is None else f'K = {k:,} documents'} per sample, {est}"
+        row = None if not rec.methods else cov.get((rec.group, k or -1, est, rec.methods[0]))
+        if row is None:
+            out.append(f"{lead}: no method can be recommended ({rec.basis or 'none simulated'})")
+            continue
+        out.append(
+            f"{lead}: use {method_label(row.method)}; it covered {100 * row.coverage:.1f} % "
+            f"(± {100 * row.coverage_se:.1f}) of {row.reps:,} samples at nominal "
+            f"{100 * level:g} %"
+        )
+    return tuple(out)
 
 
 def _census_stats(census) -> DocStats:
@@ -185,6 +209,7 @@ def report_from_simulation(
     docs = fields.pop("doc")
     first = p.infos[0]
     return Report(
+        verdicts=_sentences(p.recs, p.rows, p.level),
         kind="simulation",
         title=title or f"Coverage simulation — {source}",
         source=source,

@@ -319,6 +319,7 @@ def _build(
     source = summary.source or folder
     warnings = [w for n in names for w in summary.retrievers[n].hit1.warnings]
     return Report(
+        verdicts=tuple(summary.verdicts()),
         kind="study",
         title=title or f"Self-retrieval study — {source}",
         source=source,

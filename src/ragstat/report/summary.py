@@ -16,20 +16,20 @@ sign-flip test), :class:`QuerySampling` (the two-stage design of sampled queries
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from ragstat.errors import InputError
+from ragstat.inference.headline import Headline, describe, headline, unit_scale
 from ragstat.inference.paired import PairedSummary
-from ragstat.inference.results import (
-    DesignInfo,
-    Diagnostics,
-    EstimandResult,
-    Interval,
-    IntervalReport,
+from ragstat.inference.results import Interval, IntervalReport
+from ragstat.inference.verdict import Verdict, verdicts
+from ragstat.report.summary_io import (
+    expect_object,
+    interval_report_from_dict,
+    json_ready,
+    make_fields,
 )
-from ragstat.inference.verdict import Verdict
 from ragstat.tidy import Tidy, plain
 
 __all__ = [
@@ -43,84 +43,10 @@ __all__ = [
     "StudySummary",
     "interval_report_from_dict",
     "json_ready",
+    "study_verdicts",
 ]
 
 SCHEMA_VERSION = 1
-T = TypeVar("T")
-
-
-def json_ready(value: Any) -> Any:
-    """``value`` with tuples as lists and numpy scalars as Python ones (what JSON reads back)."""
-    if isinstance(value, Mapping):
-        return {str(k): json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_ready(v) for v in value]
-    return plain(value)
-
-
-def _object(data: object, path: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise InputError(f"{path}: expected an object, got {type(data).__name__}")
-    return data
-
-
-def _make(cls: type[T], data: object, path: str, **given: Any) -> T:
-    """``cls`` from the keys of ``data`` that are its fields (``given`` overrides); a missing
-    field without a default is an InputError naming it."""
-    obj = _object(data, path)
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    kwargs = {f.name: obj[f.name] for f in fields if f.name in obj}
-    kwargs.update(given)
-    for f in fields:
-        no_default = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        if f.name not in kwargs and no_default:
-            raise InputError(f"{path}: missing field {f.name!r}")
-    return cls(**kwargs)
-
-
-def _estimand(name: str, data: object, path: str) -> EstimandResult:
-    obj = _object(data, path)
-    rows = obj.get("intervals")
-    if not isinstance(rows, list):
-        raise InputError(f"{path}.intervals: expected a list")
-    intervals = tuple(
-        _make(Interval, {"estimand": name, **_object(iv, f"{path}.intervals[{i}]")}, path)
-        for i, iv in enumerate(rows)
-    )
-    return _make(EstimandResult, obj, path, estimand=name, intervals=intervals)
-
-
-def interval_report_from_dict(data: object, path: str = "hit1") -> IntervalReport:
-    """An ``IntervalReport`` from its ``to_dict()`` (``width`` is derived, so dropped)."""
-    obj = _object(data, path)
-    estimands = {
-        str(k): _estimand(str(k), v, f"{path}.estimands.{k}")
-        for k, v in _object(obj.get("estimands"), f"{path}.estimands").items()
-    }
-    diag = _object(obj.get("diagnostics", {}), f"{path}.diagnostics")
-    names = [f.name for f in dataclasses.fields(Diagnostics)]
-    values: dict[str, Any] = {n: diag.get(n) for n in names}  # absent in an older file: None
-    diagnostics = Diagnostics(**values)
-    design = obj.get("design")
-    info = DesignInfo("srs")
-    if isinstance(design, Mapping):
-        groups = list(design.get("groups") or [])
-        info = DesignInfo(
-            name=str(design.get("name", "srs")),
-            groups=tuple(str(g["name"]) for g in groups),
-            sampled=tuple(int(g["sampled"]) for g in groups),
-            population=tuple(int(g["population"]) for g in groups),
-            df_rule=str(design.get("df_rule", "per method")),
-        )
-    return _make(
-        IntervalReport,
-        obj,
-        path,
-        estimands=estimands,
-        diagnostics=diagnostics,
-        warnings=tuple(obj.get("warnings") or ()),
-        design=info,
-    )
 
 
 @dataclass(frozen=True)
@@ -141,9 +67,11 @@ class StudyCounts:
 
     @classmethod
     def from_dict(cls, data: object) -> StudyCounts:
-        obj = _object(data, "counts")
-        excluded = {str(k): int(v) for k, v in _object(obj.get("excluded", {}), "excluded").items()}
-        return _make(cls, obj, "counts", excluded=excluded)
+        obj = expect_object(data, "counts")
+        excluded = {
+            str(k): int(v) for k, v in expect_object(obj.get("excluded", {}), "excluded").items()
+        }
+        return make_fields(cls, obj, "counts", excluded=excluded)
 
 
 @dataclass(frozen=True)
@@ -158,7 +86,7 @@ class RetrieverSummary:
 
     @classmethod
     def from_dict(cls, data: object, path: str) -> RetrieverSummary:
-        obj = _object(data, path)
+        obj = expect_object(data, path)
         hit1 = interval_report_from_dict(obj.get("hit1"), f"{path}.hit1")
         mrr = obj["mrr_at_10_micro"] if "mrr_at_10_micro" in obj else obj["mrr_micro"]  # ≤ 0.1
         return cls(hit1=hit1, mrr_at_10_micro=float(mrr))
@@ -184,15 +112,17 @@ class PairedStudy:
 
     @classmethod
     def from_dict(cls, data: object) -> PairedStudy:
-        obj = _object(data, "paired")
+        obj = expect_object(data, "paired")
         systems = tuple(str(s) for s in obj.get("systems") or ("A", "B"))
         if len(systems) != 2:
             raise InputError(f"paired.systems: expected two names, got {list(systems)}")
-        verdicts = tuple(_make(Verdict, v, "paired.verdicts") for v in obj.get("verdicts") or ())
+        verdicts = tuple(
+            make_fields(Verdict, v, "paired.verdicts") for v in obj.get("verdicts") or ()
+        )
         return cls(
             systems=(systems[0], systems[1]),
             report=interval_report_from_dict(obj, "paired"),
-            paired=_make(PairedSummary, obj.get("paired"), "paired.paired"),
+            paired=make_fields(PairedSummary, obj.get("paired"), "paired.paired"),
             verdicts=verdicts,
         )
 
@@ -223,7 +153,7 @@ class QuerySampling:
 
     @classmethod
     def from_dict(cls, data: object) -> QuerySampling:
-        return _make(cls, data, "sampling")
+        return make_fields(cls, data, "sampling")
 
 
 @dataclass(frozen=True)
@@ -252,13 +182,13 @@ class StudyStrata:
 
     @classmethod
     def from_dict(cls, data: object) -> StudyStrata:
-        obj = _object(data, "by_stratum")
+        obj = expect_object(data, "by_stratum")
         hit1 = {
             str(name): {
-                str(s): _make(StratumHit, v, f"by_stratum.hit1.{name}.{s}")
-                for s, v in _object(rows, f"by_stratum.hit1.{name}").items()
+                str(s): make_fields(StratumHit, v, f"by_stratum.hit1.{name}.{s}")
+                for s, v in expect_object(rows, f"by_stratum.hit1.{name}").items()
             }
-            for name, rows in _object(obj.get("hit1", {}), "by_stratum.hit1").items()
+            for name, rows in expect_object(obj.get("hit1", {}), "by_stratum.hit1").items()
         }
         return cls(field=str(obj["field"]), hit1=hit1)
 
@@ -279,11 +209,29 @@ def _interval_row(subject: str, iv: Interval, recommended: str | None) -> dict[s
     }
 
 
-def _shown(res: EstimandResult) -> Interval | None:
-    """The recommended interval, else the first available one that is not naive."""
-    ivs = [iv for iv in res.intervals if iv.available and not iv.naive]
-    rec = [iv for iv in ivs if iv.method == res.recommended]
-    return (rec or ivs)[0] if ivs else None
+def study_verdicts(
+    systems: tuple[str, str], report: IntervalReport, rates: IntervalReport | None = None
+) -> tuple[Verdict, ...]:
+    """The paired comparison's verdicts, A − B named by the retrievers, on hit1: points when
+    the difference's report knows its range, or when the retrievers' rates lie in [0, 1]
+    (``rates``: one retriever's hit@1 report)."""
+    scale = None
+    if report.bounds is None and rates is not None and rates.bounds is not None:
+        scale = 100.0 if unit_scale(rates.bounds) == 100.0 else None
+    return verdicts(report, systems[0], systems[1], score="hit1", unit_scale=scale)
+
+
+def _headline_row(subject: str, h: Headline) -> dict[str, Any]:
+    return {
+        "retriever": subject,
+        "estimand": h.estimand,
+        "method": h.method if h.available else None,
+        "estimate": h.estimate,
+        "lower": h.lower,
+        "upper": h.upper,
+        "recommended": h.available,
+        "reason": h.reason,
+    }
 
 
 @dataclass(frozen=True, repr=False)
@@ -321,7 +269,11 @@ class StudySummary(Tidy):
             "counts": self.counts.to_dict(),
             "versions": dict(self.versions),
             "files": dict(self.files),
-            "retrievers": {n: r.to_dict() for n, r in self.retrievers.items()},
+            "verdicts": self.verdicts(),
+            "retrievers": {
+                n: {**r.to_dict(), "headline": self._headline_dicts(n)}
+                for n, r in self.retrievers.items()
+            },
         }
         if self.paired is not None:
             out["paired"] = self.paired.to_dict()
@@ -334,14 +286,14 @@ class StudySummary(Tidy):
     @classmethod
     def from_dict(cls, data: object) -> StudySummary:
         """Read a summary.json object back (InputError naming the field that is wrong)."""
-        obj = _object(data, "summary")
+        obj = expect_object(data, "summary")
         retrievers = {
             str(n): RetrieverSummary.from_dict(r, f"retrievers.{n}")
-            for n, r in _object(obj.get("retrievers"), "retrievers").items()
+            for n, r in expect_object(obj.get("retrievers"), "retrievers").items()
         }
         if not retrievers:
             raise InputError("retrievers: the summary lists no retriever")
-        config = dict(_object(obj.get("config"), "config"))
+        config = dict(expect_object(obj.get("config"), "config"))
         order = config.setdefault("retrievers", list(retrievers))
         if not isinstance(order, list) or set(map(str, order)) - set(retrievers):
             raise InputError(f"config.retrievers: {order!r} does not match the retrievers listed")
@@ -352,8 +304,10 @@ class StudySummary(Tidy):
             config=config,
             seed=obj.get("seed"),
             counts=StudyCounts.from_dict(obj.get("counts", {})),
-            versions={str(k): str(v) for k, v in _object(obj.get("versions", {}), "v").items()},
-            files={str(k): str(v) for k, v in _object(obj.get("files", {}), "files").items()},
+            versions={
+                str(k): str(v) for k, v in expect_object(obj.get("versions", {}), "v").items()
+            },
+            files={str(k): str(v) for k, v in expect_object(obj.get("files", {}), "files").items()},
             retrievers=retrievers,
             paired=PairedStudy.from_dict(obj["paired"]) if has["paired"] else None,
             sampling=QuerySampling.from_dict(obj["sampling"]) if has["sampling"] else None,
@@ -376,14 +330,42 @@ class StudySummary(Tidy):
             for iv in res.intervals
         ]
 
+    def headlines(self, name: str) -> dict[str, Headline]:
+        """The headline of each estimand of retriever ``name``'s hit@1
+        (:func:`ragstat.inference.headline.headline`: what every output shows first)."""
+        report = self.retrievers[name].hit1
+        return {est: headline(report, est) for est in report.estimands}
+
+    def _headline_dicts(self, name: str) -> dict[str, dict[str, Any]]:
+        return {
+            est: {**h.to_dict(), "sentence": describe(h, "hit1", name)}
+            for est, h in self.headlines(name).items()
+        }
+
+    def paired_verdicts(self) -> tuple[Verdict, ...]:
+        """The paired comparison's verdicts (none without one), named by the retrievers."""
+        p = self.paired
+        if p is None:
+            return ()
+        return study_verdicts(p.systems, p.report, self.retrievers[p.systems[0]].hit1)
+
+    def verdicts(self) -> list[str]:
+        """The study's answer first: one sentence per retriever and estimand (hit@1 and its
+        headline interval), then the paired comparison's verdicts."""
+        out = [
+            describe(h, "hit1", name)
+            for name in self.retrievers
+            for h in self.headlines(name).values()
+        ]
+        return out + [v.sentence for v in self.paired_verdicts()]
+
     def headline_rows(self) -> list[dict[str, Any]]:
-        """The recommended micro hit@1 interval per retriever and of the paired difference."""
+        """The headline micro hit@1 interval per retriever and of the paired difference
+        (no method and no bounds where the headline rule shows none, with the reason)."""
         out = []
         for subject, report in self._subjects():
-            res = report.estimands.get("micro") or next(iter(report.estimands.values()))
-            iv = _shown(res)
-            if iv is not None:
-                out.append(_interval_row(subject, iv, res.recommended))
+            est = "micro" if "micro" in report.estimands else next(iter(report.estimands))
+            out.append(_headline_row(subject, headline(report, est)))
         return out
 
     def title(self) -> str:

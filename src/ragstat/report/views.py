@@ -5,6 +5,7 @@ Cells are unescaped text; each renderer escapes them for its own format.
 
 from __future__ import annotations
 
+from ragstat.inference.headline import FEW_BOOTSTRAP_DOCUMENTS, flag_words
 from ragstat.inference.results import Interval
 from ragstat.report.coverage_tables import (
     DESIGN_METHODS,
@@ -14,7 +15,7 @@ from ragstat.report.coverage_tables import (
     simulation_summary,
     simulations_table,
 )
-from ragstat.report.fmt import ci, df, method_label, num, pct, signed, whole
+from ragstat.report.fmt import ci, clustering, df, method_label, num, pct, signed, whole
 from ragstat.report.model import EstimandBlock, PairedInfo, Report
 from ragstat.report.parts import NAIVE_CONTRAST
 from ragstat.report.table import Table, level_text
@@ -31,7 +32,7 @@ __all__ = [
 
 
 def summary_table(report: Report) -> Table:
-    """The recommended (honest) interval beside the naive one, per subject and estimand."""
+    """The headline interval beside the naive one, per subject and estimand."""
     if report.kind == "simulation":
         return simulation_summary(report)
     rows = []
@@ -44,10 +45,11 @@ def summary_table(report: Report) -> Table:
                 b.estimand,
                 num(b.estimate),
                 shown_method(b),
-                ci(h),
+                ci(h) if h is not None else "none",
                 df(h.df if h else None),
                 _naive_cell(b, n),
                 "n/a" if ratio is None else f"×{ratio:.2f}",
+                "; ".join(b.lead().flags) or "none",
             )
         )
     header = (
@@ -59,6 +61,7 @@ def summary_table(report: Report) -> Table:
         "df",
         "naive iid interval",
         "width honest / naive",
+        "flags",
     )
     note = (
         "The naive interval treats every query as independent; it is shown for contrast only. "
@@ -70,15 +73,12 @@ def summary_table(report: Report) -> Table:
 
 
 def shown_method(b: EstimandBlock) -> str:
-    """The label of the interval the summary shows, marked when it is not the recommended
-    one (which was not computed)."""
+    """The label of the headline interval's method, or why there is none (the headline rule
+    of :mod:`ragstat.inference.headline`: never another method in its place)."""
     h = b.honest
     if h is None:
-        return "none computed" + (f" (recommended {b.recommended})" if b.recommended else "")
-    label = method_label(h.method)
-    if b.recommended and h.method != b.recommended:
-        label = f"{h.method} — {label} (recommended {b.recommended} not computed)"
-    return label
+        return f"none: {b.lead().reason or 'no method can be recommended'}"
+    return method_label(h.method)
 
 
 def _naive_cell(b: EstimandBlock, n: Interval | None) -> str:
@@ -97,14 +97,13 @@ def _intervals(report: Report) -> Table:
             b.estimand,
             iv.method
             + (" (naive)" if iv.naive else "")
-            + (" ★" if iv.method == b.recommended else "")
-            + (" ◆" if b.honest is iv and iv.method != b.recommended else ""),
+            + (" ★" if iv.method == b.recommended else ""),
             num(iv.estimate),
             ci(iv),
             num(iv.width),
             df(iv.df),
             num(iv.se),
-            _interval_note(iv),
+            _interval_note(b, iv),
         )
         for b in report.results
         for iv in b.intervals
@@ -121,20 +120,19 @@ def _intervals(report: Report) -> Table:
         "note",
     )
     note = "★ the recommended interval (chosen by coverage on similar data, or the design-based estimator)."
-    if any(b.honest is not None and b.honest.method != b.recommended for b in report.results):
-        note += " ◆ shown in the summary because the recommended method was not computed."
     return Table("intervals", "All intervals", header, rows, note)
 
 
-def _interval_note(iv: Interval) -> str:
+def _interval_note(b: EstimandBlock, iv: Interval) -> str:
+    """Replicates, the method's remark and every flag of the interval, in words."""
     parts = []
     if iv.replicates:
-        parts.append(f"{iv.replicates:,} replicates, {iv.discarded or 0:,} discarded")
+        parts.append(f"{iv.replicates:,} replicates")
     if iv.reason and iv.available:
         parts.append(iv.reason)
-    if iv.outside_range:
-        parts.append("leaves the range the scores lie in (shown as computed, not clipped)")
-    return "; ".join(parts)
+    K = FEW_BOOTSTRAP_DOCUMENTS if b.K is None else b.K  # K unrecorded: no "few documents"
+    words = flag_words(iv.to_dict(), K, b.bounds)
+    return "; ".join(parts + [w for w in words if not w.startswith("unavailable")])
 
 
 def _docs(report: Report) -> Table:
@@ -145,9 +143,9 @@ def _docs(report: Report) -> Table:
             whole(d.K),
             whole(d.N),
             f"{whole(d.n_min)} / {d.n_median:g} / {d.n_mean:.1f} / {whole(d.n_max)}",
-            num(d.icc, 3),
-            num(d.deff, 2),
-            whole(d.n_eff),
+            clustering(d.icc, 3),
+            clustering(d.deff, 2),
+            "n/a" if d.deff is not None and d.deff <= 0 else whole(d.n_eff),
             num(d.lag1, 3),
             *((pct(d.share_neg1),) if neg else ()),
             pct(d.share0),
@@ -226,8 +224,9 @@ def _paired(report: Report, p: PairedInfo) -> Table:
     rows += [
         (
             f"difference {b.estimand}",
-            f"{signed(b.estimate)} {ci(b.honest)}"
-            + (f" ({b.honest.method})" if b.honest is not None else ""),
+            f"{signed(b.estimate)} {ci(b.honest)} ({method_label(b.honest.method)})"
+            if b.honest is not None
+            else f"{signed(b.estimate)}, no interval shown: {b.lead().reason}",
         )
         for b in diff
     ]

@@ -10,10 +10,11 @@ Every chunk of a document with two or more chunks issues one query (its first
 ``query_words`` words) against the index of all chunks, its own chunk excluded;
 hit@1 = the top result comes from the query's own document. Summary per retriever:
 micro hit@1 = Σ_d s_d / Σ_d n_d and macro = mean_d r_d with document-clustered
-intervals (documents are the sample: CR2 with the Bell–McCaffrey df, CR2 with the
-Imbens–Kolesár df, t on the document rates, the document bootstrap-t; the naive
-``wald_iid`` for contrast); the first two retrievers are compared paired, on
-y_A − y_B per query (:func:`ragstat.inference.paired.compare`).
+intervals computed exactly as ``ragstat.interval(records, system=name, score="hit1",
+seed=seed)`` computes them (the same methods, the same recommendation, the same bootstrap
+draws: the headline bounds are identical); the first two retrievers are compared paired,
+on y_A − y_B per query (:func:`ragstat.inference.paired.compare`, as ``ragstat compare``),
+and every output opens with the verdicts (:meth:`StudySummary.verdicts`).
 
 Sampled queries (``sample_queries``, :mod:`ragstat.selfretrieval.sampling`): records carry
 ``weight`` = n_d / m_d; the micro estimates are weighted (per-document totals expanded
@@ -34,11 +35,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ragstat.api.design import srs_options
 from ragstat.corpus.document import Corpus, Document
 from ragstat.errors import InputError, RagstatError
 from ragstat.inference.design_analysis import analyze_design
 from ragstat.inference.paired import compare
-from ragstat.inference.verdict import verdicts
 from ragstat.inference.weighted import WEIGHTED_DEFAULT
 from ragstat.records import aggregate_arrays
 from ragstat.records.docstats import DocStats
@@ -51,6 +52,7 @@ from ragstat.report.summary import (
     StudyCounts,
     StudyStrata,
     StudySummary,
+    study_verdicts,
 )
 from ragstat.selfretrieval import Study, StudyConfig, parse_sample_queries, run_study
 from ragstat.selfretrieval.output import TABLES, by_stratum, strata_column, study_counts
@@ -60,10 +62,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ragstat.engine import Executor
+    from ragstat.inference.results import IntervalReport
     from ragstat.report.model import Report
 
 __all__ = [
-    "SUMMARY_METHODS",
     "CorpusInput",
     "StudyResult",
     "batched",
@@ -73,8 +75,6 @@ __all__ = [
     "summarize",
 ]
 
-#: Methods of the summary (unsampled queries); ``wald_iid`` last, shown for contrast.
-SUMMARY_METHODS = ("cr2_bm", "cr2_ik", "t_rates", "doc_bootstrap_t", "wald_iid")
 #: A corpus: a .jsonl file or a folder (a path), ``"demo"``, a `Corpus` or documents.
 CorpusInput = str | Path | Corpus | Sequence[Document]
 Progress = Callable[[str], None]
@@ -114,14 +114,24 @@ def _mean(g: pd.DataFrame, column: str) -> float:
     return float(np.average(y, weights=g["weight"].to_numpy()) if "weight" in g else y.mean())
 
 
+def _interval(stats: DocStats, level: float, seed: int, reps: int) -> IntervalReport:
+    """hit@1 of one retriever as ``ragstat.interval(records, system=name, score="hit1",
+    seed=seed)`` computes it: the default methods (the weighted set when the queries were
+    sampled), no population, no per-query rows (hit@1 is 0/1; sampled rows are not used)."""
+    srs = srs_options("srs", None, None, reps, stats, lambda: None)
+    return analyze_design(stats, level=level, estimands=["micro", "macro"], seed=seed, **srs)
+
+
 def _paired(
-    names: tuple[str, str], by: dict[str, pd.DataFrame], methods: list[str], **options: Any
+    names: tuple[str, str], by: dict[str, pd.DataFrame], rates: IntervalReport, **options: Any
 ) -> PairedStudy:
-    """y_A − y_B per query (same queries, same order), clustered by document."""
+    """y_A − y_B per query (same queries, same order), clustered by document, with the
+    methods ``ragstat compare`` uses (the weighted set when the queries were sampled)."""
     a, b = names
     diff = by[a]["hit1"].to_numpy(float) - by[b]["hit1"].to_numpy(float)
+    methods = list(WEIGHTED_DEFAULT) if "weight" in by[a].columns else None
     res = compare(_stats(by[a], diff, f"hit1 {a} - {b}"), methods=methods, **options)
-    found = verdicts(res, "A", "B", score=res.report.score)  # as summary.json v1 words them
+    found = study_verdicts(names, res.report, rates)
     return PairedStudy(systems=names, report=res.report, paired=res.paired, verdicts=found)
 
 
@@ -155,17 +165,16 @@ def summarize(
     """The summary of an in-memory study: hit@1 (micro and macro) per retriever with
     document-clustered intervals, MRR@10, the paired first − second retriever, strata."""
     by = {str(name): g for name, g in study.records.groupby("retriever", sort=False)}
-    weighted = "weight" in study.records.columns
-    methods = list(WEIGHTED_DEFAULT if weighted else SUMMARY_METHODS)
-    options = {"level": level, "seed": seed, "bootstrap_reps": reps}
     retrievers = {}
     for name in study.config.retrievers:
         g = by[name]
-        stats = _stats(g, g["hit1"].to_numpy(), "hit1")
-        report = analyze_design(stats, methods=methods, **options)  # type: ignore[arg-type]
+        report = _interval(_stats(g, g["hit1"].to_numpy(), "hit1"), level, seed, reps)
         retrievers[name] = RetrieverSummary(hit1=report, mrr_at_10_micro=_mean(g, "rr"))
     names = study.config.retrievers
-    paired = _paired((names[0], names[1]), by, methods, **options) if len(names) >= 2 else None
+    paired = None
+    if len(names) >= 2:
+        options = {"level": level, "seed": seed, "bootstrap_reps": reps}
+        paired = _paired((names[0], names[1]), by, retrievers[names[0]].hit1, **options)
     return StudySummary(
         source=study.source,
         corpus_fingerprint=study.fingerprint,
