@@ -21,10 +21,12 @@ A gates file (TOML) names its inputs, the level, the family correction and the g
 
 A gate reads the input ``input`` (default ``candidate``, or the only input); the
 baseline kinds compare it with ``baseline`` (default ``baseline``) on the queries both
-hold. Every gate's interval is the recommended one of ``ragstat interval`` /
-``ragstat compare`` at the level the family correction gives it; missing evidence (no
-rows in a slice, fewer than two documents, a metric with no scored query) is a failure
-with its reason, never a pass.
+hold. Every gate's interval is the headline of ``ragstat interval`` / ``ragstat compare``
+(:func:`ragstat.inference.headline.headline`: the recommended method, none with fewer than
+four documents or outside the range) at the level the family correction gives it; missing
+evidence (no rows in a slice, too few documents, a metric with no scored query) is a
+failure with its reason, never a pass. ``p_value`` is the unadjusted p-value of the gate's
+own one-sided test from the same interval (:mod:`ragstat.decisions.pvalue`).
 
 Guard rails on a production sample: ``window = { column = "time", every = "D" }`` decides
 every gate once per period of that column (D, W, M, h …), each window on its own rows only
@@ -33,7 +35,6 @@ and as its own family for the correction.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -53,8 +54,12 @@ from ragstat.decisions.gates import (
     decide_family,
     outcome,
 )
+from ragstat.decisions.pvalue import gate_p_value
 from ragstat.errors import InputError
+from ragstat.inference.headline import headline
+from ragstat.inference.paired import compare
 from ragstat.inference.results import EstimandResult, IntervalReport
+from ragstat.records import aggregate_arrays
 
 __all__ = ["GateFile", "gate", "input_files", "read_gates_file", "windows"]
 
@@ -257,9 +262,10 @@ class _Decider:
         too_many = _unscored_share(spec, evidence)
         if too_many is not None:
             return Decision("fail", level, None, reason=too_many)
-        chosen = iv_block.get(iv_block.recommended) if iv_block.recommended else None
-        if chosen is None or not chosen.available:
-            return Decision("fail", level, None, reason="no interval could be computed")
+        h = headline(evidence.report, spec.estimand)  # type: ignore[arg-type]
+        if not h.available:  # too few documents, unavailable, outside the range
+            return Decision("fail", level, None, reason=f"no interval: {h.reason}")
+        chosen = iv_block.get(h.method)  # type: ignore[arg-type]
         evidence.method = chosen.method
         return Decision(outcome(spec, chosen.lower, chosen.upper), level, chosen)
 
@@ -283,13 +289,13 @@ class _Decider:
         _nonempty(base, where)
         diff = _differences(frame, base, metric, where)
         ev.unpaired = len(frame) + len(base) - 2 * len(diff)
-        # The paired interval on y_candidate − y_baseline per query (as `compare` computes
-        # it, without its sign-flip test, which a gate does not use); a difference has no
-        # bounded range, so the bounded methods never apply.
-        ev.report = interval(
-            diff, score="difference", level=level_, estimands=est, seed=seed,
-            bootstrap_reps=reps, score_range=(-math.inf, math.inf),
-        )  # fmt: skip
+        # The paired interval on y_candidate − y_baseline per query, by `compare` itself (its
+        # methods, range and recommendation; one sign flip: a gate does not use the test).
+        stats = aggregate_arrays(
+            diff["doc_id"].to_numpy(object), diff["difference"].to_numpy(float)
+        )
+        ev.report = compare(stats, level=level_, estimands=est, seed=seed, bootstrap_reps=reps,
+                            permutation_reps=1).report  # fmt: skip
         return ev.report.estimands[spec.estimand]
 
 
@@ -340,8 +346,7 @@ def _baseline(spec: GateSpec, f: GateFile) -> str:
 
 def _result(spec: GateSpec, decision: Decision, ev: _Evidence, window: str) -> GateResult:
     rep = ev.report
-    K = None if rep is None else rep.K
-    N = None if rep is None else rep.N
+    K, N = (None, None) if rep is None else (rep.K, rep.N)
     text = "no evidence" if rep is None else f"K = {K} documents, N = {N:g} queries"
     if ev.unscored:
         text += f"; {ev.unscored} row(s) without a score left out"
@@ -349,16 +354,9 @@ def _result(spec: GateSpec, decision: Decision, ev: _Evidence, window: str) -> G
         text += f"; {ev.unpaired} query row(s) in one input only left out of the pairs"
     estimate = None if decision.interval is None else decision.interval.estimate
     return GateResult(
-        spec=spec,
-        decision=decision,
-        estimate=estimate,
-        K=K,
-        N=N,
-        method=ev.method or "none",
-        evidence=text,
-        p_value=None,
-        window=window or None,
-    )
+        spec=spec, decision=decision, estimate=estimate, K=K, N=N, method=ev.method or "none",
+        evidence=text, p_value=gate_p_value(spec, decision.interval), window=window or None,
+    )  # fmt: skip
 
 
 def gate(
