@@ -62,6 +62,7 @@ def _gates(folder: Path, threshold: float) -> Path:
     shutil.copytree(FORMATS / "gate", folder)
     spec = folder / "gates.toml"
     text = spec.read_text(encoding="utf-8").replace("threshold = 0.6", f"threshold = {threshold}")
+    text = text.replace('"hit1 at least 0.6"', f'"hit1 at least {threshold}"')
     spec.write_text(text, encoding="utf-8")
     return spec
 

@@ -185,9 +185,8 @@ class Pages:
             if e is None:
                 missing.append(r)
                 continue
-            rows.append(
-                Row(r.run_id, run_time(r.started_at), e.estimate, e.lower, e.upper, e.outcome)
-            )
+            when = run_time(r.started_at)
+            rows.append(Row(r.run_id, when, e.estimate, e.lower, e.upper, e.outcome, e.text))
         return self.render(
             "history.html",
             m=m,

@@ -57,6 +57,7 @@ class Row:
     lower: float | None
     upper: float | None
     outcome: str | None = None
+    text: str = ""  # the estimate and interval as the run page words them
 
 
 def _range(rows: list[Row], extra: float | None) -> tuple[float, float]:
