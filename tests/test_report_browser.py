@@ -110,3 +110,42 @@ def test_browser_renders_checklist_and_figures(page, tmp_path):
     # the figures' blue bars are on the page (matplotlib's C0, #1f77b4)
     blue = np.all(np.abs(rgb.astype(int) - [31, 119, 180]) < 30, axis=2)
     assert blue.mean() > 0.002
+
+
+@pytest.fixture(scope="module")
+def study_page(tmp_path_factory) -> tuple[Path, list[str]]:
+    """A demo-style study folder (two retrievers, paired): its report.html and verdicts."""
+    import json
+
+    from ragstat.api.verbs.study import study
+
+    rng = np.random.default_rng(4)
+    vocab = [f"w{i}" for i in range(300)]
+    rows = []
+    for d in range(16):
+        own = rng.choice(300, 25, replace=False)
+        words = [
+            vocab[own[i % 25]] if rng.random() < 0.5 else vocab[int(rng.integers(0, 300))]
+            for i in range(int(rng.integers(100, 300)))
+        ]
+        rows.append(json.dumps({"doc_id": f"d{d:02d}", "text": " ".join(words)}))
+    folder = tmp_path_factory.mktemp("study-page")
+    (folder / "c.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    result = study(folder / "c.jsonl", chunk_words=40, query_words=8, bootstrap_reps=199)
+    result.write(folder / "out", report=result.report(created="2026-01-01T00:00:00+00:00"))
+    return folder / "out" / "report.html", result.summary.verdicts()
+
+
+def test_browser_shows_the_study_verdict_first(study_page, tmp_path):
+    page, sentences = study_page
+    browser = _browser()
+    base = [browser, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    res = _run([*base, "--dump-dom", page.as_uri()])
+    assert res.returncode == 0, res.stderr.decode(errors="replace")[-2000:]
+    dom = res.stdout.decode("utf-8")
+    section = re.search(r'<section id="verdict">(.*?)</section>', dom, flags=re.S)
+    assert section is not None and dom.index('id="verdict"') < dom.index('class="facts"')
+    shown = [re.sub(r"<[^>]+>", "", li).strip() for li in re.findall(r"<li>(.*?)</li>", section[1])]
+    assert shown == sentences
+    assert shown[0].startswith("For a random query, hit1 of bm25 is ")
+    assert any(" beats " in s or "cannot be told apart" in s for s in shown[-2:])
