@@ -38,7 +38,7 @@ def _sample(st: DocStats, level: float, M: int | None = None) -> m.Sample:
         fpc=fpc_factor(st.K, M),
         reps=1,
         w=st.within_ss,
-        scores_in_unit=st.scores_within(0.0, 1.0),
+        bounds=st.known_bounds(),
     )
 
 
@@ -170,5 +170,5 @@ def test_unbounded_interval_outside_range_is_flagged_not_clipped():
     assert not m.korn_graubard(x, "micro").outside_range
     inside = m.cr2_bm(_sample(_stats("k40_half"), 0.95), "micro")
     assert not inside.outside_range and inside.to_dict()["outside_range"] is False
-    not_unit = m.Sample(**{**x.__dict__, "scores_in_unit": False})
+    not_unit = m.Sample(**{**x.__dict__, "bounds": None})
     assert not m.cr2_bm(not_unit, "micro").outside_range

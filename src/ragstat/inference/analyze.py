@@ -143,9 +143,10 @@ def analyze(
         w=stats.within_ss,
         deff=diag.deff,
         query_scores=query_scores,
-        scores_in_unit=stats.scores_within(0.0, 1.0),
+        bounds=stats.known_bounds(),
     )
-    results, choices = _results(x, stats.K, estimands, wanted, seed, recommended)
+    kind = "paired" if stats.difference else "rates"
+    results, choices = _results(x, stats.K, estimands, wanted, seed, recommended, kind)
     return IntervalReport(
         score=stats.score,
         K=stats.K,
@@ -159,7 +160,7 @@ def analyze(
         warnings=tuple(
             _warnings(stats, results, population, bootstrap_reps) + choices_note(choices)
         ),
-        bounds=(0.0, 1.0) if x.scores_in_unit else None,
+        bounds=x.bounds,
     )
 
 
@@ -170,6 +171,7 @@ def _results(
     wanted: set[str],
     seed: int,
     recommended: Mapping[str, str] | None,
+    kind: str = "rates",
 ) -> tuple[dict[str, EstimandResult], dict[str, Choice]]:
     """Every estimand's intervals and recommended method (the caller's, else the default)."""
     results: dict[str, EstimandResult] = {}
@@ -180,29 +182,42 @@ def _results(
         if recommended is not None and est in recommended:
             rec, note = recommended[est], "set by the caller"
         else:
-            choices[est] = recommend(est, K, x.level, x.scores_in_unit, ivs)
+            choices[est] = recommend(est, K, x.level, x.bounds, ivs, kind)
             rec, note = choices[est].method, choices[est].note
         results[est] = EstimandResult(est, x.estimate(est), tuple(ivs), rec, note)
     return results, choices
 
 
 def recommend(
-    estimand: str, K: int, level: float, bounded: bool, intervals: Sequence[Interval]
+    estimand: str,
+    K: int,
+    level: float,
+    bounds: tuple[float, float] | bool | None,
+    intervals: Sequence[Interval],
+    kind: str = "rates",
 ) -> Choice:
-    """The built-in default among the computed, available intervals: the coverage table's
-    pick for scores in [0, 1] (never one whose interval leaves the range), the interval guide's guide
-    for other scores (e.g. differences), whose coverage the table does not describe."""
+    """The built-in default among the computed, available intervals (docs/recommendation.md).
+
+    No method with K ≤ 3 documents. Scores with known ``bounds`` (``True``: [0, 1]): the
+    coverage table's pick — the rate table for one score, the paired table for a
+    difference of two (``kind="paired"``) — never one whose interval leaves the range.
+    Scores without known bounds: the document-level method guide, whose coverage the
+    table does not describe.
+    """
     if K < MIN_HEADLINE_DOCUMENTS:
         return Choice(None, None, None, (), no_headline_reason(K))
+    if bounds is True:
+        bounds = (0.0, 1.0)
+    known = None if bounds is False or bounds is None else (float(bounds[0]), float(bounds[1]))
     available = {iv.method for iv in intervals if iv.available and not iv.naive}
-    if not bounded or not available - NEVER_RECOMMENDED:
+    if known is None or not available - NEVER_RECOMMENDED:
         method = RECOMMENDED.get(estimand)
-        why = "the built-in coverage table covers scores in [0, 1]"
-        if bounded:
+        why = "the built-in coverage tables cover scores with a known range"
+        if known is not None:
             why = "none of the computed methods can be recommended"
         return Choice(method, None, None, (), f"the document-level method guide ({why})")
     outside = {iv.method for iv in intervals if iv.outside_range}
-    return default_choice(estimand, K, level, bounded, available, outside)
+    return default_choice(estimand, K, level, True, available, outside, kind, known)
 
 
 def _canonical_order(

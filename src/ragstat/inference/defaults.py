@@ -2,12 +2,16 @@
 
 ``data/coverage_table.json`` (written by ``scripts/make_coverage_table.py``) holds the
 coverage, Monte-Carlo SE and mean width of every method at K = 5, 10, 20, 40, 80 on three
-BM25 self-retrieval censuses (hit@1). The rule is the simulator's (``simulation/recommend``):
-pooled over the corpora at the nearest tabulated K, the narrowest method whose coverage is at
-least nominal − 2 MC SE; if none, the highest coverage; naive methods and the effective-n
-diagnostic never. For a bounded score (known in [0, 1]) the recommended interval must lie in
-the range: when the table's pick leaves it on this sample, the best method that cannot leave
-it (logit, Korn–Graubard, percentile bootstrap) is recommended instead.
+self-retrieval censuses, in two sections: ``rates`` (the file's top level: BM25 hit@1, a
+score in [0, 1]) and ``paired`` (the per-query difference hit@1 of BM25 − hit@1 of TF-IDF,
+in [−1, 1]). A single bounded score is judged on the rate table, a difference of two
+bounded scores on the paired table (docs/recommendation.md writes the rule out with both
+tables). The rule is the simulator's (``simulation/recommend``): pooled over the corpora at
+the nearest tabulated K, the narrowest method whose coverage is at least nominal − 2 MC SE;
+if none, the highest coverage; naive methods and the effective-n diagnostic never. The
+recommended interval must lie in the known range: when the table's pick leaves it on this
+sample, the best method that cannot leave it (logit, Korn–Graubard, percentile bootstrap)
+is recommended instead.
 """
 
 from __future__ import annotations
@@ -27,12 +31,15 @@ __all__ = [
     "GUIDE",
     "MC_SLACK",
     "NEVER_RECOMMENDED",
+    "SECTIONS",
     "TABLE_LEVEL",
     "Choice",
     "Row",
     "coverage_table",
     "default_choice",
     "pick_row",
+    "pooled_rows",
+    "table_section",
 ]
 
 #: Contrast-only methods and diagnostics: shown in the tables, never recommended.
@@ -45,6 +52,8 @@ BOUNDED_METHODS = frozenset({"logit", "logit_cr2_bm", "korn_graubard", "doc_boot
 GUIDE = {"micro": "cr2_bm", "macro": "t_rates"}
 #: The only level the table was measured at.
 TABLE_LEVEL = 0.95
+#: The table's sections: a single bounded score, and a paired difference of two.
+SECTIONS = ("rates", "paired")
 
 
 @dataclass(frozen=True)
@@ -120,10 +129,23 @@ def coverage_table() -> dict | None:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _table() -> dict:
+def table_section(kind: str = "rates") -> dict | None:
+    """``{"settings", "corpora"}`` of one section of the packaged table: ``rates`` (the
+    file's top level, as files before the paired section had it) or ``paired``; None when
+    the table or the section is missing."""
     table = coverage_table()
     if table is None:
-        raise LookupError("the built-in coverage table is missing")
+        return None
+    if kind == "rates":
+        return table
+    section = table.get(kind)
+    return section if isinstance(section, dict) and "corpora" in section else None
+
+
+def _table(kind: str = "rates") -> dict:
+    table = table_section(kind)
+    if table is None:
+        raise LookupError(f"the built-in coverage table ({kind}) is missing")
     return table
 
 
@@ -133,10 +155,10 @@ def nearest_k(K: int, ks: Iterable[int]) -> int:
 
 
 @lru_cache(maxsize=64)
-def pooled_rows(estimand: str, k: int) -> tuple[Row, ...]:
+def pooled_rows(estimand: str, k: int, kind: str = "rates") -> tuple[Row, ...]:
     """Per method, coverage and width averaged over the corpora at tabulated ``k``; the MC
     SE of that average is √(Σ SE²) / C. Methods missing from any corpus are left out."""
-    corpora = _table()["corpora"]
+    corpora = _table(kind)["corpora"]
     cells = [c["by_k"][str(k)][estimand] for c in corpora.values()]
     common = set.intersection(*(set(c) for c in cells))
     rows = []
@@ -159,19 +181,21 @@ def _pct(x: float) -> str:
 
 
 def _from_table(
-    estimand: str, K: int, available: set[str], level: float
+    estimand: str, K: int, available: set[str], level: float, kind: str = "rates"
 ) -> tuple[Choice, str] | None:
     """The table's pick among ``available`` and the sentence saying how it did."""
-    table = _table()
+    table = _table(kind)
     k = nearest_k(K, table["settings"]["ks"])
     corpora = tuple(table["corpora"])
-    found = pick_row([r for r in pooled_rows(estimand, k) if r.method in available], level)
+    rows = pooled_rows(estimand, k, kind)
+    found = pick_row([r for r in rows if r.method in available], level)
     if found is None:
         return None
     best, n = found
     if n:
+        what = "differences" if kind == "paired" else "data"
         text = (
-            f"on similar data ({len(corpora)} corpora) this method covered "
+            f"on similar {what} ({len(corpora)} corpora) this method covered "
             f"{_pct(best.coverage)} at K = {k}"
         )
     else:
@@ -193,6 +217,11 @@ def _guide(estimand: str, available: set[str], level: float, why: str = "") -> C
     return Choice(method, None, None, (), f"the document-level method guide; {why}")
 
 
+def _range_text(bounds: tuple[float, float] | None) -> str:
+    lo, hi = bounds or (0.0, 1.0)
+    return f"[{lo:g}, {hi:g}]"
+
+
 def default_choice(
     estimand: str,
     K: int,
@@ -200,38 +229,63 @@ def default_choice(
     bounded: bool,
     available: set[str],
     outside: Iterable[str] = (),
+    kind: str = "rates",
+    bounds: tuple[float, float] | None = None,
 ) -> Choice:
     """The default method for ``estimand`` with ``K`` documents among ``available``.
 
-    At 95 % the table's rule (module doc); at another level the document-level method guide (CR2 for micro,
-    t on rates for macro). ``bounded``: scores known in [0, 1]; ``outside`` names the methods
-    whose interval on this sample leaves [0, 1], and when the pick is one of them the best
-    range-respecting method (table order) replaces it.
+    At 95 % the rule (module doc) on the ``kind`` section of the table (``rates`` for one
+    bounded score, ``paired`` for a difference of two); at another level, or without that
+    section, the document-level method guide (CR2 for micro, t on rates for macro).
+    ``bounded``: scores with a known range (``bounds``, [0, 1] when None); ``outside`` names
+    the methods whose interval on this sample leaves it, and when the pick is one of them
+    the best range-respecting method (table order) replaces it.
     """
     available = set(available) - NEVER_RECOMMENDED
     outside = set(outside) if bounded else set()
-    if coverage_table() is None:
-        missing = _guide(estimand, available, level, "the built-in coverage table is missing")
-        return missing or Choice(None, None, None, (), "no requested method can be recommended")
+    if table_section(kind) is None:
+        why = f"the built-in coverage table ({kind}) is missing"
+        choice = _guide(estimand, available, level, why)
+        if choice is not None and choice.method not in outside:
+            return choice
+        inside = sorted((available - outside) & BOUNDED_METHODS, key=_method_order)
+        if inside:
+            return Choice(inside[0], None, None, (), f"{why}; a range-respecting method")
+        return Choice(None, None, None, (), "no requested method can be recommended")
     if math.isclose(level, TABLE_LEVEL):
-        first = _from_table(estimand, K, available, level)
+        first = _from_table(estimand, K, available, level, kind)
         choice = None if first is None else first[0]
     else:
         choice = _guide(estimand, available, level)
     if choice is not None and choice.method not in outside:
         return choice
-    return _in_range(estimand, K, level, available - outside, choice)
+    return _in_range(estimand, K, level, available - outside, choice, kind, bounds)
 
 
-def _in_range(estimand: str, K: int, level: float, inside: set[str], was: Choice | None) -> Choice:
-    """The best method whose interval stays in [0, 1] (bounded ones first)."""
+def _method_order(method: str) -> int:
+    return METHODS.index(method) if method in METHODS else len(METHODS)
+
+
+def _in_range(
+    estimand: str,
+    K: int,
+    level: float,
+    inside: set[str],
+    was: Choice | None,
+    kind: str = "rates",
+    bounds: tuple[float, float] | None = None,
+) -> Choice:
+    """The best method whose interval stays in the known range (bounded ones first)."""
     pool = (inside & BOUNDED_METHODS) or inside
-    found = _from_table(estimand, K, pool, TABLE_LEVEL)
+    found = _from_table(estimand, K, pool, TABLE_LEVEL, kind)
     if found is None:
         return Choice(None, None, None, (), "no requested method can be recommended")
     choice, text = found
     if was is not None:
-        text = f"{was.method}'s interval leaves [0, 1], so the best range-respecting method: {text}"
+        text = (
+            f"{was.method}'s interval leaves {_range_text(bounds)}, so the best "
+            f"range-respecting method: {text}"
+        )
     if not math.isclose(level, TABLE_LEVEL):
         text += f" (table measured at {TABLE_LEVEL * 100:g} %)"
     return Choice(choice.method, choice.coverage, choice.K, choice.corpora, text, choice.reached)

@@ -16,7 +16,8 @@ from ragstat.inference.designs import (
 )
 from ragstat.inference.diagnostics import compute_diagnostics
 from ragstat.inference.estimators import ESTIMANDS, check_documents
-from ragstat.inference.results import DesignInfo, EstimandResult, IntervalReport
+from ragstat.inference.headline import MIN_HEADLINE_DOCUMENTS, no_headline_reason
+from ragstat.inference.results import DesignInfo, EstimandResult, Interval, IntervalReport
 from ragstat.inference.weighted import analyze_weighted
 from ragstat.records.docstats import DocStats
 
@@ -98,8 +99,9 @@ def analyze_design(
         ests = [fns[e](stats, population_counts) for e in estimands]
     else:
         ests = [two_stage_type_mean(stats, population_counts)]
+    bounds = stats.known_bounds()
     results = {
-        e.estimand: EstimandResult(e.estimand, e.estimate, (e.interval(level),), e.method)
+        e.estimand: _result(e.estimand, e.estimate, e.interval(level), bounds, stats.K)
         for e in ests
     }
     warnings = _design_warnings(design, stats, results)
@@ -115,4 +117,27 @@ def analyze_design(
         diagnostics=compute_diagnostics(stats),
         warnings=tuple(warnings),
         design=_info(stats, design, population_counts),
+        bounds=bounds,
     )
+
+
+def _result(
+    estimand: str,
+    estimate: float,
+    iv: Interval,
+    bounds: tuple[float, float] | None,
+    K: int,
+) -> EstimandResult:
+    """The design's one interval, flagged against the known range, and recommended unless
+    K ≤ 3 or it leaves the range (then no method, and the reason)."""
+    if bounds is not None:
+        iv = iv.flag_range(*bounds)
+    if K < MIN_HEADLINE_DOCUMENTS:
+        return EstimandResult(estimand, estimate, (iv,), None, no_headline_reason(K))
+    if iv.outside_range and bounds is not None:
+        why = (
+            f"the design-based interval leaves the known range [{bounds[0]:g}, {bounds[1]:g}] "
+            "and this design has no range-respecting interval"
+        )
+        return EstimandResult(estimand, estimate, (iv,), None, why)
+    return EstimandResult(estimand, estimate, (iv,), iv.method)

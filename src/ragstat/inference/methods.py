@@ -2,6 +2,13 @@
 
 A `Sample` carries the per-document sums and the settings shared by all
 methods; the formulas live in `variance`, `bootstrap` and `diagnostics`.
+
+Known bounds: for scores known to lie in [lo, hi] (``Sample.bounds``; [0, 1] for a rate,
+[a_lo − b_hi, a_hi − b_lo] for a paired difference), the range-respecting methods
+(`logit`, `korn_graubard`, `logit_cr2_bm`) work on θ' = (θ − lo)/(hi − lo) with
+se' = se/(hi − lo) — the same intervals as on the rescaled scores (y − lo)/(hi − lo) —
+and map their limits back, lo + (hi − lo)·b. For [0, 1] the rescaling is the identity to
+the last digit. Every interval is flagged (never clipped) when it leaves [lo, hi].
 """
 
 from __future__ import annotations
@@ -29,7 +36,10 @@ __all__ = ["QUERY_RESAMPLE_BUDGET", "Sample", "census_interval"]
 #: Largest reps × N for resampling non-binary per-query scores (naive method only).
 QUERY_RESAMPLE_BUDGET = 500_000_000
 _CENSUS = "census: every population document was observed (K = M), no sampling error"
-_NOT_UNIT = "scores are not known to lie in [0, 1], which a proportion interval needs"
+_NOT_UNIT = (
+    "scores are not known to lie in a bounded range (e.g. [0, 1]), which a "
+    "range-respecting interval needs"
+)
 _ZERO_SE = "zero standard error: every document has the same rate, so this sample carries no between-document variation"
 
 
@@ -45,7 +55,26 @@ class Sample:
     w: np.ndarray  # within-document sums of squares, Σ (y − r_d)²
     deff: float | None = None
     query_scores: QueryScores | None = None
-    scores_in_unit: bool = True
+    #: The range every score is known to lie in; None when nothing is known.
+    bounds: tuple[float, float] | None = (0.0, 1.0)
+
+    @property
+    def scores_in_unit(self) -> bool:
+        """Whether the scores have known bounds (the range-respecting methods need them)."""
+        return self.bounds is not None
+
+    @property
+    def span(self) -> float:
+        """hi − lo of the known range (1 for [0, 1] or unknown)."""
+        return 1.0 if self.bounds is None else self.bounds[1] - self.bounds[0]
+
+    def to_unit(self, value: float) -> float:
+        """θ' = (θ − lo)/(hi − lo): ``value`` on the unit scale of the known range."""
+        return value if self.bounds is None else (value - self.bounds[0]) / self.span
+
+    def from_unit(self, value: float) -> float:
+        """lo + (hi − lo)·b: a unit-scale limit back on the scores' scale."""
+        return value if self.bounds is None else self.bounds[0] + self.span * value
 
     @property
     def K(self) -> int:
@@ -82,8 +111,8 @@ def census_interval(method: str, estimand: str, theta: float, x: Sample, ref: st
 
 
 def in_range(x: Sample, iv: Interval) -> Interval:
-    """Flag (never clip) an unbounded interval that leaves [0, 1] for scores known in it."""
-    return iv.flag_range(0.0, 1.0) if x.scores_in_unit else iv
+    """Flag (never clip) an interval that leaves the range the scores are known to lie in."""
+    return iv if x.bounds is None else iv.flag_range(*x.bounds)
 
 
 def _t_interval(method, estimand, theta, se, df, x: Sample, *, fpc=True) -> Interval:
@@ -199,7 +228,7 @@ def wald_effective_n(x: Sample, estimand: str = "micro") -> Interval:
 
 
 def _unit_interval_prelude(method: str, estimand: str, x: Sample, ref: str) -> Interval | None:
-    """The cases shared by the bounded intervals: scores outside [0, 1] and a census."""
+    """The cases shared by the bounded intervals: scores without known bounds and a census."""
     theta = x.estimate(estimand)
     if not x.scores_in_unit:
         return Interval.unavailable(method, estimand, theta, x.level, ref, _NOT_UNIT)
@@ -208,11 +237,18 @@ def _unit_interval_prelude(method: str, estimand: str, x: Sample, ref: str) -> I
     return None
 
 
-def _at_bound_reason(theta: float) -> str:
+def _at_bound_reason(theta: float, x: Sample) -> str:
+    lo, hi = x.bounds or (0.0, 1.0)
     return (
-        f"estimate is exactly {theta:g}: logit undefined at 0 and 1 "
+        f"estimate is exactly {theta:g}: logit undefined at {lo:g} and {hi:g} "
         "(korn_graubard gives its explicit interval; see the shares of documents at rate 0 and 1)"
     )
+
+
+def _at_bound(x: Sample, theta: float) -> bool:
+    """θ' ≤ 0 or θ' ≥ 1 for scores with known bounds."""
+    unit = x.to_unit(theta)
+    return x.scores_in_unit and (unit <= 0 or unit >= 1)
 
 
 def _design_se(x: Sample, estimand: str) -> tuple[float, float, float]:
@@ -237,7 +273,7 @@ def _bounded(method: str, estimand: str, x: Sample) -> Interval | tuple[float, f
         return early
     theta = x.estimate(estimand)
     se, df, n = _design_se(x, estimand)
-    if 0 < theta < 1 and se <= x.tol():
+    if not _at_bound(x, theta) and se <= x.tol():
         return Interval.unavailable(method, estimand, theta, x.level, ref, _ZERO_SE)
     return se, df, n
 
@@ -250,18 +286,26 @@ def logit(x: Sample, estimand: str) -> Interval:
     included); formula and source in `bounded`. ``se`` is reported on the mean's
     scale. At θ̂ = 0 or 1 the logit is undefined: unavailable with that reason
     (`korn_graubard` has an explicit rule there). Unavailable too when the scores
-    are not known to lie in [0, 1].
+    have no known bounds. Scores known in [lo, hi]: on θ' and se' (module doc).
     """
     theta = x.estimate(estimand)
-    if x.scores_in_unit and (theta <= 0 or theta >= 1):  # before the census check
-        return Interval.unavailable("logit", estimand, theta, x.level, "t", _at_bound_reason(theta))
+    if _at_bound(x, theta):  # before the census check
+        return Interval.unavailable(
+            "logit", estimand, theta, x.level, "t", _at_bound_reason(theta, x)
+        )
     got = _bounded("logit", estimand, x)
     if isinstance(got, Interval):
         return got
     se, df, _ = got
-    lo, hi = bounded.logit_bounds(theta, se, df, x.level)
+    lo, hi = bounded.logit_bounds(x.to_unit(theta), se / x.span, df, x.level)
     f = x.fpc if x.fpc < 1 else None
-    return Interval("logit", estimand, theta, lo, hi, x.level, "t", se=se, df=df, fpc=f)
+    return in_range(
+        x,
+        Interval(
+            "logit", estimand, theta, x.from_unit(lo), x.from_unit(hi), x.level, "t",
+            se=se, df=df, fpc=f,
+        ),
+    )  # fmt: skip
 
 
 def korn_graubard(x: Sample, estimand: str) -> Interval:
@@ -272,22 +316,29 @@ def korn_graubard(x: Sample, estimand: str) -> Interval:
     (where survey gives NaN) ragstat takes the design effect as 1: n_eff = n times
     the same df factor (n = N queries for micro, K documents for macro), so
     θ̂ = 0 gives [0, 1 − (α/2)^(1/n_eff)] — see `bounded.clopper_pearson_at_bound`;
-    the interval says so in ``reason``.
+    the interval says so in ``reason``. Scores known in [lo, hi]: on θ' and se'.
     """
     got = _bounded("korn_graubard", estimand, x)
     if isinstance(got, Interval):
         return got
     se, df, n = got
     theta = x.estimate(estimand)
+    unit = x.to_unit(theta)
     f = x.fpc if x.fpc < 1 else None
-    if theta <= 0 or theta >= 1:
-        lo, hi = bounded.clopper_pearson_at_bound(theta, n, df, x.level)
+    if unit <= 0 or unit >= 1:
+        lo, hi = bounded.clopper_pearson_at_bound(unit, n, df, x.level)
         why = f"estimate is exactly {theta:g}: Clopper–Pearson with design effect 1 (n_eff = {n:g})"
-        return Interval(
-            "korn_graubard", estimand, theta, lo, hi, x.level, "beta", se=0.0, df=df, reason=why
-        )
-    lo, hi = bounded.korn_graubard_bounds(theta, se, n, df, x.level)
-    return Interval("korn_graubard", estimand, theta, lo, hi, x.level, "beta", se=se, df=df, fpc=f)
+        iv = Interval(
+            "korn_graubard", estimand, theta, x.from_unit(lo), x.from_unit(hi), x.level, "beta",
+            se=0.0, df=df, reason=why,
+        )  # fmt: skip
+        return in_range(x, iv)
+    lo, hi = bounded.korn_graubard_bounds(unit, se / x.span, n, df, x.level)
+    iv = Interval(
+        "korn_graubard", estimand, theta, x.from_unit(lo), x.from_unit(hi), x.level, "beta",
+        se=se, df=df, fpc=f,
+    )  # fmt: skip
+    return in_range(x, iv)
 
 
 def logit_cr2_bm(x: Sample, estimand: str) -> Interval:
@@ -296,20 +347,23 @@ def logit_cr2_bm(x: Sample, estimand: str) -> Interval:
     expit(logit θ̂ ± t_{1−α/2}(ν) · se/(θ̂(1 − θ̂))) with se, ν those of `cr2_bm`
     (micro) or `t_rates` (macro, where it equals `logit`). This was ragstat's
     ``logit`` before that name came to mean survey's svyciprop; ``se`` is on
-    the logit scale. Unavailable at θ̂ = 0 or 1.
+    the logit scale. Unavailable at θ̂ = 0 or 1. Scores known in [lo, hi]: on θ' and se'.
     """
     name = "logit_cr2_bm"
     theta = x.estimate(estimand)
-    if x.scores_in_unit and (theta <= 0 or theta >= 1):  # before the census check, as `logit`
-        return Interval.unavailable(name, estimand, theta, x.level, "t", _at_bound_reason(theta))
+    if _at_bound(x, theta):  # before the census check, as `logit`
+        return Interval.unavailable(name, estimand, theta, x.level, "t", _at_bound_reason(theta, x))
     early = _unit_interval_prelude(name, estimand, x, "t")
     if early is not None:
         return early
     base = cr2_bm(x, estimand) if estimand == "micro" else t_rates(x, estimand)
     if not base.available or base.se is None or base.df is None:
         return Interval.unavailable(name, estimand, theta, x.level, "t", base.reason or "")
-    lo, hi = bounded.logit_bounds(theta, base.se, base.df, x.level)
-    se_l = base.se / (theta * (1 - theta))
-    return Interval(
-        name, estimand, theta, lo, hi, x.level, "t", se=float(se_l), df=base.df, fpc=base.fpc
-    )
+    unit, se = x.to_unit(theta), base.se / x.span
+    lo, hi = bounded.logit_bounds(unit, se, base.df, x.level)
+    se_l = se / (unit * (1 - unit))
+    iv = Interval(
+        name, estimand, theta, x.from_unit(lo), x.from_unit(hi), x.level, "t",
+        se=float(se_l), df=base.df, fpc=base.fpc,
+    )  # fmt: skip
+    return in_range(x, iv)

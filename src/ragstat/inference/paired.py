@@ -187,19 +187,27 @@ def compare(
     estimands: Sequence[str] = ESTIMANDS,
     permutation_reps: int = 9_999,
     seed: int | None = None,
+    bounds: tuple[float, float] | None = None,
     **options,
 ) -> ComparisonReport:
     """Paired comparison from per-document sums of y_A − y_B (see module docstring).
 
-    ``options`` go to `analyze` (level, methods, population, bootstrap_reps,
-    query_scores) or, for non-SRS designs, to `analyze_design`.
+    ``bounds``: the range of the difference, [a_lo − b_hi, a_hi − b_lo] for A and B known
+    in [a_lo, a_hi] and [b_lo, b_hi] (``records.difference_range``; [−1, 1] for two rates);
+    every interval is then flagged against it, the range-respecting methods (logit,
+    Korn–Graubard) are computed on it, and the recommendation (the paired coverage table)
+    never leaves it. Without it (and without ``diff.bounds``) nothing is known about the
+    range and the range-respecting methods are not computed. ``options`` go to `analyze`
+    (level, methods, population, bootstrap_reps, query_scores) or, for non-SRS designs, to
+    `analyze_design`.
     """
     _check_permutation_reps(permutation_reps)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    diff = replace(diff, binary=False)  # differences are never 0/1 hits
-    if design == "srs" and options.get("methods") is None:
-        bounded = ("logit", "korn_graubard", "logit_cr2_bm")  # a difference is not a rate
+    # Differences are never 0/1 hits; their range is the difference of the two ranges.
+    diff = replace(diff, binary=False, difference=True, bounds=bounds or diff.bounds)
+    if design == "srs" and options.get("methods") is None and diff.known_bounds() is None:
+        bounded = ("logit", "korn_graubard", "logit_cr2_bm")  # no known range to respect
         options["methods"] = [m for m in METHODS if m not in bounded]
     report = analyze_design(
         diff,

@@ -30,6 +30,7 @@ import scipy.stats as sps
 
 from ragstat.errors import InputError
 from ragstat.inference.analyze import APPLICABLE, analyze
+from ragstat.inference.headline import MIN_HEADLINE_DOCUMENTS, no_headline_reason
 from ragstat.inference.results import EstimandResult, Interval, IntervalReport
 from ragstat.records.docstats import DocStats
 
@@ -129,7 +130,8 @@ def cr2_weighted(stats: DocStats, level: float, fpc: float = 1.0) -> Interval:
         "cr2_bm", "micro", theta, theta - half, theta + half, level, "t", se=se, df=df,
         fpc=fpc if fpc < 1 else None,
     )  # fmt: skip
-    return iv.flag_range(0.0, 1.0) if stats.scores_within(0.0, 1.0) else iv
+    bounds = stats.known_bounds()
+    return iv if bounds is None else iv.flag_range(*bounds)
 
 
 def restrict(
@@ -150,13 +152,36 @@ def restrict(
             for m in APPLICABLE[est]
             if m in invalid
         ]
-        rec = WEIGHTED_RECOMMENDED.get(est)
-        has = any(iv.method == rec for iv in kept)
-        results[est] = EstimandResult(est, res.estimate, (*kept, *gone), rec if has else None)
+        rec, note = _weighted_choice(est, kept, report.K, report.bounds)
+        results[est] = EstimandResult(est, res.estimate, (*kept, *gone), rec, note)
     warnings = [w for w in report.warnings if not w.startswith("wald_iid and query_bootstrap")]
     if invalid:
         warnings.append(f"not reported under weights: {', '.join(invalid)} (see their reasons)")
     return replace(report, estimands=results, warnings=(WEIGHTED_NOTE, *warnings))
+
+
+def _weighted_choice(
+    estimand: str, kept: list[Interval], K: int, bounds: tuple[float, float] | None
+) -> tuple[str | None, str | None]:
+    """The weighted recommendation (cr2_bm micro, t_rates macro) unless K ≤ 3; when its
+    interval leaves the known range, the percentile bootstrap (which cannot leave it) if
+    it was computed, else none, with the reason."""
+    if K < MIN_HEADLINE_DOCUMENTS:
+        return None, no_headline_reason(K)
+    rec = WEIGHTED_RECOMMENDED.get(estimand)
+    usable = {iv.method: iv for iv in kept if iv.available and not iv.naive}
+    if rec not in usable:
+        return None, None
+    if not usable[rec].outside_range:
+        return rec, None
+    where = "its known range" if bounds is None else f"[{bounds[0]:g}, {bounds[1]:g}]"
+    pct = usable.get("doc_bootstrap_percentile")
+    if pct is not None and not pct.outside_range:
+        return pct.method, f"{rec}'s interval leaves {where}, so the percentile bootstrap"
+    return None, (
+        f"{rec}'s interval leaves {where} and no range-respecting interval was computed "
+        "(ask for doc_bootstrap_percentile)"
+    )
 
 
 def analyze_weighted(stats: DocStats, **options) -> IntervalReport:

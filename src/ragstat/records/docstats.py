@@ -20,7 +20,33 @@ import numpy as np
 
 from ragstat.errors import InputError
 
-__all__ = ["DocStats", "LagSums", "QueryScores"]
+__all__ = ["DocStats", "LagSums", "QueryScores", "difference_range", "known_range"]
+
+
+def known_range(
+    observed: tuple[float, float] | None, declared: tuple[float, float] | None = None
+) -> tuple[float, float] | None:
+    """The range scores are known to lie in: ``declared`` when finite; else [0, 1] when every
+    ``observed`` value lies there (a rate); else None (nothing is known).
+
+    An infinite declared range (e.g. ``(−inf, inf)``) says that nothing is known.
+    """
+    if declared is not None:
+        lo, hi = float(declared[0]), float(declared[1])
+        return (lo, hi) if np.isfinite(lo) and np.isfinite(hi) and lo < hi else None
+    if observed is not None and observed[0] >= 0.0 and observed[1] <= 1.0:
+        return (0.0, 1.0)
+    return None
+
+
+def difference_range(
+    a: tuple[float, float] | None, b: tuple[float, float] | None
+) -> tuple[float, float] | None:
+    """The range of A − B for A in [a_lo, a_hi] and B in [b_lo, b_hi]: [a_lo − b_hi, a_hi − b_lo]
+    (for two rates [−1, 1]); None when either range is unknown."""
+    if a is None or b is None:
+        return None
+    return (float(a[0]) - float(b[1]), float(a[1]) - float(b[0]))
 
 
 def _as_float(name: str, values: object, K: int) -> np.ndarray:
@@ -102,7 +128,10 @@ class DocStats:
     (else q − s²/n, which loses precision for scores far from zero). ``m``: for
     sampled queries (:mod:`ragstat.records.weighted`), the number of scored queries
     m_d ≤ n_d of each document, n, s, q being the totals expanded to n_d; None when
-    every query was scored.
+    every query was scored. ``bounds``: the range the scores are *known* to lie in (a
+    declared range, or [lo − hi, hi − lo] for a difference of two bounded scores) when
+    it is not read from the values; ``difference``: the scores are per-query differences
+    y_A − y_B of two systems. :meth:`known_bounds` combines them with the values.
     """
 
     doc_id: np.ndarray
@@ -116,6 +145,8 @@ class DocStats:
     score: str = "score"
     w: np.ndarray | None = None
     m: np.ndarray | None = None
+    bounds: tuple[float, float] | None = None
+    difference: bool = False
 
     def __post_init__(self) -> None:
         doc_id = _ids(self.doc_id)
@@ -150,6 +181,15 @@ class DocStats:
         if self.score_range is not None:
             return lo <= self.score_range[0] and self.score_range[1] <= hi
         return self.binary and lo <= 0 and hi >= 1
+
+    def known_bounds(self) -> tuple[float, float] | None:
+        """The range the scores are known to lie in (see :func:`known_range`): ``bounds``
+        when set, else [0, 1] when every value lies there, else None."""
+        if self.bounds is not None:
+            return known_range(None, self.bounds)
+        if self.difference:  # a difference's values in [0, 1] do not make it a rate
+            return None
+        return (0.0, 1.0) if self.scores_within(0.0, 1.0) else None
 
     @property
     def within_ss(self) -> np.ndarray:
@@ -188,6 +228,8 @@ class DocStats:
             score=self.score,
             w=None if self.w is None else self.w[index],
             m=None if self.m is None else self.m[index],
+            bounds=self.bounds,
+            difference=self.difference,
         )
 
     def to_frame(self):

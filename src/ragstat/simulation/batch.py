@@ -19,8 +19,10 @@ forms of `ragstat.inference.variance` (sums over e ≠ d by prefix and suffix su
 along axis 1), DEFF = 1 + (m̄(1 + CV²) − 1) ρ̂ with the one-way ANOVA ICC. The
 clustered t methods multiply se by √fpc; fpc = 0 (a census) gives the point
 interval at the estimate. A zero SE (≤ 1e-12 · max|r_d|), an undefined df or DEFF,
-a logit at 0 or 1 or scores not known to lie in [0, 1] make a sample's interval
-unavailable (NaN bounds). Bootstraps: `simulation.batch_boot`.
+a logit at 0 or 1 or scores not known to lie in a bounded range make a sample's interval
+unavailable (NaN bounds). Range-respecting methods (logit, korn_graubard, logit_cr2_bm)
+use θ' = (θ − lo)/(hi − lo), se' = se/(hi − lo) for scores known in [lo, hi] and map
+back, as `ragstat.inference.methods`. Bootstraps: `simulation.batch_boot`.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ _NOT_BINARY = (
     "non-binary scores need the per-query values (not available from document sums, "
     "so not kept in a census)"
 )
-_NOT_UNIT = "scores are not known to lie in [0, 1]: the logit scale is undefined"
+_NOT_UNIT = "scores are not known to lie in a bounded range: the logit scale is undefined"
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,7 +113,7 @@ class _Samples:
     s: np.ndarray
     w: np.ndarray
     binary: bool
-    in_unit: bool
+    bounds: tuple[float, float] | None
     level: float
     fpc: float
     N: np.ndarray = field(init=False)
@@ -147,6 +149,18 @@ class _Samples:
 
     def estimate(self, estimand: str) -> np.ndarray:
         return self.micro if estimand == "micro" else self.macro
+
+    @property
+    def span(self) -> float:
+        lo, hi = self.bounds or (0.0, 1.0)
+        return hi - lo
+
+    def unit(self, v: np.ndarray) -> np.ndarray:
+        """(v − lo)/(hi − lo) on the known range; `back` maps unit values back."""
+        return (v - (self.bounds or (0.0,))[0]) / self.span
+
+    def back(self, v: np.ndarray) -> np.ndarray:  # lo + (hi − lo) v
+        return (self.bounds or (0.0,))[0] + self.span * v
 
 
 def _moulton(x: _Samples) -> tuple[np.ndarray, np.ndarray]:
@@ -219,16 +233,17 @@ def _logit(x: _Samples, estimand: str, micro_se: str = "cr1") -> Bounds:
     """expit(logit θ̂ ± t_{1−α/2, ν} · se/(θ̂(1 − θ̂))) around cr1 (survey's ``logit``) or
     cr2_bm (``logit_cr2_bm``) for micro, t_rates for macro."""
     theta = x.estimate(estimand)
-    inside = (theta > 0) & (theta < 1) & x.in_unit
+    unit = x.unit(theta)
+    inside = (unit > 0) & (unit < 1) & (x.bounds is not None)
     if x.fpc == 0.0:
         return Bounds(np.where(inside, theta, np.nan), np.where(inside, theta, np.nan), inside)
     base, se, df = _clustered(x, micro_se if estimand == "micro" else "t_rates")
     ok = inside & base.available
-    th = np.where(ok, theta, 0.5)
-    se_l = se / (th * (1 - th))
+    th = np.where(ok, unit, 0.5)
+    se_l = se / x.span / (th * (1 - th))
     half = t_quantile(1 - x.alpha / 2, df, ok) * se_l
     ell = np.log(th / (1 - th))
-    lower, upper = special.expit(ell - half), special.expit(ell + half)
+    lower, upper = x.back(special.expit(ell - half)), x.back(special.expit(ell + half))
     return Bounds(np.where(ok, lower, np.nan), np.where(ok, upper, np.nan), ok)
 
 
@@ -236,21 +251,24 @@ def _korn_graubard(x: _Samples, estimand: str) -> Bounds:
     """Clopper–Pearson on n_eff = θ̂(1 − θ̂)/se² · (t_{α/2}(n − 1)/t_{α/2}(ν))² (se of cr1 /
     t_rates, n = N or K); at θ̂ ∈ {0, 1} n_eff = n · the same factor (`inference.bounded`)."""
     theta = x.estimate(estimand)
-    unit = np.full(theta.shape, bool(x.in_unit))
+    unit = np.full(theta.shape, x.bounds is not None)
     if x.fpc == 0.0:
         return Bounds(np.where(unit, theta, np.nan), np.where(unit, theta, np.nan), unit)
     base, se, df = _clustered(x, "cr1" if estimand == "micro" else "t_rates")
     n = x.N.astype(float) if estimand == "micro" else np.full(theta.shape, float(x.K))
-    edge = (theta <= 0) | (theta >= 1)
+    th = x.unit(theta)
+    edge = (th <= 0) | (th >= 1)
     ok = unit & (edge | base.available)
     a = x.alpha / 2
     factor = np.where(n > 1, (sps.t.ppf(a, np.maximum(n - 1, 1)) / sps.t.ppf(a, df)) ** 2, 1.0)
-    spread = np.where(edge | ~ok, 1.0, theta * (1 - theta) / np.where(ok & ~edge, se, 1.0) ** 2)
+    se_u = np.where(ok & ~edge, se / x.span, 1.0)
+    spread = np.where(edge | ~ok, 1.0, th * (1 - th) / se_u**2)
     n_eff = np.where(edge, n, spread) * factor
-    succ = n_eff * theta
+    succ = n_eff * th
     with np.errstate(invalid="ignore", divide="ignore"):
         lower = np.where(succ <= 0, 0.0, sps.beta.ppf(a, succ, n_eff - succ + 1))
         upper = np.where(succ >= n_eff, 1.0, sps.beta.ppf(1 - a, succ + 1, n_eff - succ))
+    lower, upper = x.back(lower), x.back(upper)
     return Bounds(np.where(ok, lower, np.nan), np.where(ok, upper, np.nan), ok)
 
 
@@ -339,18 +357,24 @@ def batch_intervals(
     bootstrap_reps: int = 999,
     rng: np.random.Generator | None = None,
     scores_in_unit: bool | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> BatchResult:
     """Intervals of every requested (estimand, method) for each of R samples (rows of n, s, w).
 
-    ``fpc`` is 1 − K/M (1 for none); ``scores_in_unit`` says whether every score lies
-    in [0, 1] (default: only when ``binary``), which the logit needs. Non-binary query
+    ``fpc`` is 1 − K/M (1 for none); ``bounds`` is the range (lo, hi) every score is known
+    to lie in, which the range-respecting methods need; without it ``scores_in_unit`` says
+    whether every score lies in [0, 1] (default: only when ``binary``). Non-binary query
     bootstraps are unavailable: the per-query values are not kept.
     """
     n, s, w = (np.asarray(a, dtype=np.float64) for a in (n, s, w))
     wanted = set(METHODS if methods is None else methods)
     _check(n, s, w, level, fpc, wanted, estimands, bootstrap_reps)
-    in_unit = binary if scores_in_unit is None else bool(scores_in_unit)
-    x = _Samples(n, s, w, bool(binary), in_unit, float(level), float(fpc))
+    unit = binary if scores_in_unit is None else bool(scores_in_unit)
+    lo, hi = (0.0, 1.0) if bounds is None else bounds
+    known = (float(lo), float(hi)) if bounds is not None or unit else None
+    if known is not None and not known[0] < known[1]:
+        raise InputError(f"bounds must be (lo, hi) with lo < hi, got {bounds!r}")
+    x = _Samples(n, s, w, bool(binary), known, float(level), float(fpc))
     pairs = [(e, m) for e in dict.fromkeys(estimands) for m in APPLICABLE[e] if m in wanted]
     rng = np.random.default_rng() if rng is None else rng
     boot = _bootstraps(x, pairs, int(bootstrap_reps), rng)
@@ -364,7 +388,7 @@ def batch_intervals(
         else:
             b = _analytic(x, e, m)
             bounded = m in ("logit", "logit_cr2_bm", "korn_graubard")
-            reason = _NOT_UNIT if bounded and not in_unit else None
+            reason = _NOT_UNIT if bounded and known is None else None
         out.append(
             BatchIntervals(m, e, x.estimate(e), b.lower, b.upper, b.available, reason, b.discarded)
         )

@@ -24,17 +24,29 @@ class Census:
     binary: bool
     stratum: np.ndarray | None
     in_unit: bool = False
+    #: The range every score is known to lie in (the range-respecting methods use it);
+    #: None: [0, 1] when ``in_unit``, else unknown.
+    bounds: tuple[float, float] | None = None
 
     @classmethod
     def from_docstats(cls, stats: DocStats) -> Census:
+        known = stats.known_bounds()
         return cls(
             stats.n,
             stats.s,
             stats.within_ss,
             stats.binary,
             stats.stratum,
-            stats.scores_within(0.0, 1.0),
+            known == (0.0, 1.0),
+            known,
         )
+
+    @property
+    def known_bounds(self) -> tuple[float, float] | None:
+        """``bounds``, else [0, 1] for scores in the unit interval, else None."""
+        if self.bounds is not None:
+            return self.bounds
+        return (0.0, 1.0) if self.in_unit else None
 
     @property
     def M(self) -> int:

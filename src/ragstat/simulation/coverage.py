@@ -97,6 +97,7 @@ def run_srs_block(task: _Task) -> dict:
         bootstrap_reps=task.bootstrap_reps,
         rng=rng,
         scores_in_unit=c.in_unit,
+        bounds=c.bounds,
     )
     return {
         (b.estimand, b.method): (b.estimate, b.lower, b.upper, b.available, b.reason) for b in out

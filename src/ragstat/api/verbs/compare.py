@@ -11,7 +11,13 @@ from typing import Any
 
 from ragstat.api.columns import read_schema, resolve_column, resolve_score
 from ragstat.api.data import Data, as_path, label_of
-from ragstat.api.design import PopulationCounts, apply_design, srs_options, strata_column
+from ragstat.api.design import (
+    PopulationCounts,
+    apply_design,
+    parse_score_range,
+    srs_options,
+    strata_column,
+)
 from ragstat.errors import InputError
 from ragstat.inference import DEFAULT_REPS
 from ragstat.inference.paired import ComparisonReport
@@ -20,6 +26,8 @@ from ragstat.inference.provenance import SourceInfo
 from ragstat.inference.two_sample import TwoSampleResult, two_sample
 from ragstat.inference.weighted import WEIGHTED_DEFAULT
 from ragstat.records import ON_MISSING, DocStats, PairedTable, pair_files
+from ragstat.records.docstats import difference_range, known_range
+from ragstat.records.ranges import side_ranges
 
 __all__ = ["ComparisonRun", "compare", "compare_run", "compare_two_sample", "parse_systems"]
 
@@ -63,6 +71,7 @@ def compare(
     design: str = "srs",
     strata: str | None = None,
     population_file: PopulationCounts | None = None,
+    score_range: str | Sequence[float] | None = None,
 ) -> ComparisonReport | TwoSampleResult:
     """Intervals for the per-query difference A − B, clustered by document, and a
     document-level sign-flip test; ``design="two-sample"``: two independent arms of units
@@ -71,7 +80,9 @@ def compare(
     Either two per-query tables ``a`` and ``b`` (paths, DataFrames or pyarrow Tables)
     aligned on ``query_id``, or one table ``a`` with a system column and
     ``systems=("A", "B")``. ``on_missing="drop"`` drops queries found in one table only
-    (counted in the result); the default is an error naming them.
+    (counted in the result); the default is an error naming them. Every interval is checked
+    against the difference's range [lo − hi, hi − lo]: ``score_range`` ("LO,HI") if declared,
+    else [0, 1] when every value of A and B lies there ([−1, 1]), else none is known.
     """
     if design == "two-sample":
         return compare_two_sample(a, b, systems=systems, cluster=cluster, score=score, level=level)
@@ -165,6 +176,7 @@ def compare_run(
     design: str = "srs",
     strata: str | None = None,
     population_file: PopulationCounts | None = None,
+    score_range: str | Sequence[float] | None = None,
 ) -> ComparisonRun:
     """:func:`compare` with the per-document differences it used."""
     if on_missing not in ON_MISSING:
@@ -186,14 +198,8 @@ def compare_run(
         )
         if table.weighted and methods is None:  # sampled queries: the weighted default set
             methods = list(WEIGHTED_DEFAULT)
-        srs = srs_options(
-            design,
-            methods,
-            population,
-            bootstrap_reps,
-            stats,
-            lambda: load(with_rows=True).query_scores,
-        )
+        rows = lambda: load(with_rows=True).query_scores  # noqa: E731
+        srs = srs_options(design, methods, population, bootstrap_reps, stats, rows)
         result = compare_systems(
             stats,
             pairing=table.pairing,
@@ -203,9 +209,32 @@ def compare_run(
             estimands=list(estimands),
             permutation_reps=permutation_reps,
             seed=seed,
+            bounds=_difference_bounds(path_a, path_b, score, pair, score_range),
             **srs,
         )
     return ComparisonRun(_named_source(result, a), stats, score)
+
+
+def _difference_bounds(
+    path_a: Path,
+    path_b: Path | None,
+    score: str,
+    pair: tuple[str, str] | None,
+    score_range: str | Sequence[float] | None,
+) -> tuple[float, float] | None:
+    """The range of A − B: from the declared score range of both, else from their values
+    (every value of a side in [0, 1]: a rate); None when a side's range is unknown."""
+    declared = parse_score_range(score_range)
+    ranges = side_ranges(path_a, path_b, score=score, systems=pair)
+    if declared is not None:
+        for side, seen in zip(pair or ("A", "B"), ranges, strict=True):
+            if seen is not None and (seen[0] < declared[0] or seen[1] > declared[1]):
+                raise InputError(
+                    f"--score-range {declared[0]:g},{declared[1]:g}: the scores of {side} run "
+                    f"from {seen[0]:g} to {seen[1]:g}, outside the declared range"
+                )
+    a, b = (known_range(seen, declared) for seen in ranges)
+    return difference_range(a, b)
 
 
 def _named_source(result: ComparisonReport, a: Data) -> ComparisonReport:
