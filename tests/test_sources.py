@@ -188,5 +188,8 @@ threshold = 0.0
 """
     )
     report = ragstat.gate(gates)
-    assert report.gates[0].outcome == "pass"
+    # 3 documents: no headline interval, so the gate fails for missing evidence (never a pass)
+    g = report.gates[0]
+    assert g.K == 3 and g.outcome == "fail" and g.p_value is None
+    assert "the data cannot support an interval" in g.decision.reason
     assert any("promptfoo" in w for w in report.warnings)
