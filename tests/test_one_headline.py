@@ -77,10 +77,6 @@ def test_interval_terminal_and_repr_lead_with_one_sentence_per_estimand(capsys, 
     assert lines[1].startswith("For a typical document, hit1 is ")
 
 
-@pytest.mark.xfail(
-    reason="IntervalReport.sentences() belongs in inference/results.py (another engineer's "
-    "file): `return [describe(h, self.score) for h in headlines(self).values()]`"
-)
 def test_interval_repr_leads_with_the_terminal_sentences(capsys, tmp_path):
     path = tmp_path / "records.csv"
     _records(30).to_csv(path, index=False)

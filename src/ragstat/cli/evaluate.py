@@ -111,17 +111,25 @@ def _render(result: EvaluationReport) -> None:
 
 
 def _headline(result: dict[str, Any]) -> dict[str, Any]:
-    """Each run's metric means with the first clustered interval: what a registry diff compares."""
+    """Each run's metric with its headline interval (`inference.headline`, the one rule every
+    output uses): what a registry diff compares."""
+    from ragstat.inference.headline import headline
+
     runs = result.get("runs") or {result.get("run", "run"): result}
+    level = float(result.get("level", 0.95))
     heads = {}
     for name, one in runs.items():
         for metric, m in one.get("metrics", {}).items():
-            usable = [i for i in m.get("intervals", []) if i.get("available")]
-            shown: dict[str, Any] = usable[0] if usable else {}
+            micro = {k: m.get(k) for k in ("recommended", "intervals")} | {
+                "estimate": m.get("mean")
+            }
+            data = {"K": m.get("clusters") or 0, "level": level, "estimands": {"micro": micro}}
+            h = headline(data, "micro")
             heads[f"{name}.{metric}"] = {
                 "estimate": m.get("mean"),
-                "method": shown.get("method"),
-                "lower": shown.get("lower"),
-                "upper": shown.get("upper"),
+                "method": h.method if h.available else None,
+                "lower": h.lower,
+                "upper": h.upper,
+                "reason": h.reason,
             }
     return heads

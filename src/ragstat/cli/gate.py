@@ -56,6 +56,7 @@ def gate(a: GateOptions) -> None:
         result = decide(spec_file)  # the inputs read once, above
         log.config |= {"level": result.level, "correction": result.correction}
         log.results = {g.spec.name: g.decision.outcome for g in result.gates}
+        log.decided(result.passed)
         _write(log, result, a)
     _side_files(result, a)
     if a.as_json:

@@ -229,6 +229,12 @@ class IntervalReport(Tidy):
     def headline_rows(self) -> list[dict[str, Any]]:
         return recommended_rows(self.estimands)
 
+    def sentences(self) -> list[str]:
+        """One plain sentence per estimand: its headline interval (`inference.headline`)."""
+        from ragstat.inference.headline import describe, headlines
+
+        return [describe(h, self.score) for h in headlines(self).values()]
+
     def title(self) -> str:
         return (
             f"{self.score}: K = {self.K} documents, N = {plain(self.N):g} queries, "
