@@ -201,3 +201,28 @@ def test_planalto_per_law_intervals_in_unit_range(planalto_by_law):
     assert rows
     for r in rows:
         assert 0 <= r["macro_lower"] <= r["macro_upper"] <= 1, r
+
+
+def test_table_without_paired_section_still_reads(fake_table):
+    """A table written before the paired section: rates read as before, differences fall
+    back to the method guide (never to an interval that leaves the range)."""
+    assert d.table_section("rates") is not None and d.table_section("paired") is None
+    assert d.default_choice("micro", 20, 0.95, True, ALL).method == "cr2_bm"
+    c = d.default_choice("micro", 20, 0.95, True, ALL, kind="paired", bounds=(-1.0, 1.0))
+    assert c.method == "cr2_bm" and "(paired) is missing" in c.note
+    c = d.default_choice(
+        "micro", 20, 0.95, True, ALL, outside={"cr2_bm"}, kind="paired", bounds=(-1.0, 1.0)
+    )
+    assert c.method in d.BOUNDED_METHODS
+
+
+def test_paired_pick_that_leaves_the_range_is_replaced():
+    rows = d.pooled_rows("micro", 20, "paired")
+    pick, _ = d.pick_row(rows, 0.95)
+    c = d.default_choice("micro", 20, 0.95, True, ALL, kind="paired", bounds=(-1.0, 1.0))
+    assert c.method == pick.method and "similar differences" in c.note
+    moved = d.default_choice(
+        "micro", 20, 0.95, True, ALL, outside={pick.method}, kind="paired", bounds=(-1.0, 1.0)
+    )
+    assert moved.method in d.BOUNDED_METHODS - {pick.method}
+    assert "leaves [-1, 1]" in moved.note

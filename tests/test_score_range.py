@@ -96,3 +96,25 @@ def test_a_bootstrap_t_interval_below_0_is_flagged_and_never_recommended():
     assert boot.outside_range
     chosen = micro.get(micro.recommended)
     assert not chosen.outside_range and 0 <= chosen.lower <= chosen.upper <= 1
+
+
+def test_declared_range_other_than_unit_gives_range_respecting_intervals(table, capsys):
+    """Ratings 1..5 declared as such: logit/Korn–Graubard on [1, 5], every interval checked
+    against it, the bounds in the JSON, and the recommended one inside."""
+    frame = pd.read_csv(table)
+    frame["hit"] = 1 + 4 * frame["hit"]
+    path = table.with_name("ratings.csv")
+    frame.to_csv(path, index=False)
+    assert _methods(capsys, path)["logit"] is False  # values 1..5: no known range
+    capsys.readouterr()
+    args = ["interval", str(path), "--json", "--bootstrap-reps", "99", "--score-range", "1,5"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["bounds"] == [1.0, 5.0]
+    for est in data["estimands"].values():
+        ivs = {i["method"]: i for i in est["intervals"]}
+        assert (
+            ivs["logit"]["available"] and 1 <= ivs["logit"]["lower"] <= ivs["logit"]["upper"] <= 5
+        )
+        rec = ivs[est["recommended"]]
+        assert not rec["outside_range"] and 1 <= rec["lower"] <= rec["upper"] <= 5

@@ -114,8 +114,10 @@ def parse_score_range(value: str | Sequence[float] | None) -> tuple[float, float
 
 
 def apply_score_range(stats: DocStats, value: str | Sequence[float] | None) -> DocStats:
-    """``stats`` with the declared score range (checked against the data), or as observed
-    when ``value`` is None."""
+    """``stats`` with the declared score range (checked against the data) as its known
+    bounds — the range-respecting intervals work on it and every interval is checked
+    against it; an infinite range declares that nothing is known — or as observed when
+    ``value`` is None."""
     bounds = parse_score_range(value)
     if bounds is None:
         return stats
@@ -126,4 +128,4 @@ def apply_score_range(stats: DocStats, value: str | Sequence[float] | None) -> D
             f"--score-range {lo:g},{hi:g}: the scores run from {seen[0]:g} to {seen[1]:g}, "
             "outside the declared range; fix the range or the data"
         )
-    return replace(stats, score_range=(lo, hi))
+    return replace(stats, score_range=(lo, hi), bounds=(lo, hi))
