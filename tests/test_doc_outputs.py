@@ -1,0 +1,128 @@
+"""The output the docs show is the product's output.
+
+Every block of README.md and docs/*.md marked ``<!-- ragstat-output: … -->`` equals a fresh
+run of its command on the demo's records (``scripts/make_doc_outputs.py`` regenerates them:
+``python scripts/make_doc_outputs.py``), every ``<!-- ragstat-file: … -->`` block equals its
+file, and no unmarked block shows ragstat output, so none can be added by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from doc_outputs import generator, workdir
+
+GEN = generator()
+PAGES = GEN.documents()
+BLOCKS = [b for page in PAGES for b in GEN.blocks(page)]
+FENCE = re.compile(r"^```(.*)$")
+# Text only ragstat's output contains: verdict sentences, rich tables, messages, gate lines.
+TELLTALES = ("For a random query", "For a typical document", "ragstat: ", "┏", "┃",
+             "blocking gate", " · hit", "documents, N = ")  # fmt: skip
+
+
+def _name(block) -> str:
+    return f"{block.page.name}:{block.line + 1}"
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory):
+    return GEN.Runner(workdir(tmp_path_factory))
+
+
+def test_the_docs_have_marked_blocks_of_each_kind():
+    markers = [b.marker for b in BLOCKS]
+    assert len(markers) >= 7
+    assert any("ragstat-file:" in m for m in markers)
+    assert any("exit=" in m and "2>&1" in m for m in markers)
+    assert any("json-keys" in m for m in markers)
+    readme = [b.marker for b in BLOCKS if b.page.name == "README.md"]
+    for verb in ("ragstat demo", "ragstat interval", "ragstat compare", "ragstat gate"):
+        assert any(verb in m for m in readme), verb
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[_name(b) for b in BLOCKS])
+def test_marked_block_equals_a_fresh_run(runner, block):
+    fresh = runner.render(block.marker)
+    assert block.body == fresh, (
+        f"{_name(block)} differs from a fresh run: python scripts/make_doc_outputs.py\n"
+        f"--- shown\n{block.body}\n--- fresh\n{fresh}"
+    )
+
+
+def _unmarked_blocks(page: Path):
+    """(line, info, body) of every fenced block of ``page`` without an output marker."""
+    lines = page.read_text(encoding="utf-8").split("\n")
+    marked = {b.start - 1 for b in GEN.blocks(page)}
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        end = lines.index("```", i + 1)
+        if i not in marked:
+            previous = lines[i - 1].strip() if i else ""
+            yield i + 1, m.group(1).strip(), previous, lines[i + 1 : end]
+        i = end + 1
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_no_unmarked_block_shows_ragstat_output(page):
+    for line, info, previous, body in _unmarked_blocks(page):
+        where = f"{page.name}:{line}"
+        if info != "python":
+            text = "\n".join(body)
+            assert not any(t in text for t in TELLTALES), f"{where}: output without a marker"
+        if info in ("", "console", "json", "output"):  # `text`: listings, never output
+            if previous.startswith("<!-- file: "):  # an input file (tests/test_formats.py)
+                continue
+            commands = all(not s.strip() or s.startswith("$ ragstat ") for s in body)
+            assert commands, f"{where}: a {info or 'plain'} block that is not a command"
+
+
+# ---------------------------------------------------------------- the generator itself
+
+
+def test_markers_parse_into_a_command_and_stages():
+    cmd = GEN.parse(
+        '<!-- ragstat-output exit=2: ragstat gate g.toml 2>&1 | grep "a b" | head -3 -->'
+    )
+    assert cmd.argv == ("ragstat", "gate", "g.toml")
+    assert cmd.stderr and cmd.status == 2
+    assert cmd.stages == (("grep", "a b"), ("head", "-3"))
+    with pytest.raises(ValueError):
+        GEN.parse("<!-- ragstat-output: python -c 1 -->")
+
+
+def test_stages_select_lines_and_json_keys():
+    text = "one\ntwo words\nthree words"
+    assert GEN.apply_stage(text, ["head", "-1"]) == "one"
+    assert GEN.apply_stage(text, ["tail", "-2"]) == "two words\nthree words"
+    assert GEN.apply_stage(text, ["grep", "words"]) == "two words\nthree words"
+    doc = json.dumps({"a": 1, "b": {"c": [10, 20], "d": 3}, "e": 4})
+    kept = json.loads(GEN.apply_stage(doc, ["json-keys", "b.c.1,a"]))
+    assert kept == {"a": 1, "b": {"c": [20]}}
+    with pytest.raises(ValueError, match=r"b\.x is not in the output"):
+        GEN.apply_stage(doc, ["json-keys", "b.x"])
+    with pytest.raises(ValueError, match="unknown stage"):
+        GEN.apply_stage(text, ["sed", "s/a/b/"])
+
+
+def test_a_command_with_another_exit_status_is_refused(runner):
+    typo = next(b.marker for b in BLOCKS if "exit=2" in b.marker)
+    with pytest.raises(RuntimeError, match="exit 2, not 0"):
+        runner.render(typo.replace(" exit=2:", ":"))
+
+
+def test_regenerating_restores_an_edited_block(runner, tmp_path):
+    page = tmp_path / "page.md"
+    marker = next(b.marker for b in BLOCKS if "ragstat compare" in b.marker)
+    page.write_text(f"Intro\n\n{marker}\n```console\nan invented verdict\n```\nEnd\n", "utf-8")
+    new = GEN.regenerate(page, runner.render)
+    assert "an invented verdict" not in new
+    assert new == f"Intro\n\n{marker}\n```console\n{runner.render(marker)}\n```\nEnd\n"
