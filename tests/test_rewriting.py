@@ -66,7 +66,11 @@ def test_two_documents_are_the_clusters():
     assert micro.estimate == pytest.approx(0.1)
     # the clustered interval is wider than the naive one (it counts 2 documents, not 6 queries)
     naive = next(iv for iv in micro.intervals if iv.naive)
-    assert cell.upper - cell.lower > naive.upper - naive.lower
+    cr2 = next(iv for iv in micro.intervals if iv.method == "cr2_bm")
+    assert cr2.upper - cr2.lower > naive.upper - naive.lower
+    # but two documents cannot support a headline interval: no decision is made
+    assert cell.lower is None and cell.upper is None and cell.decision == "undecided"
+    assert cell.reason.startswith("only 2 documents: the data cannot support an interval")
 
 
 def test_wide_equals_long_and_slices():
@@ -82,7 +86,7 @@ def test_wide_equals_long_and_slices():
     slices = [(d.method, d.slice) for d in a.decisions]
     assert slices[:3] == [("expansion", "in-domain"), ("expansion", "out-of-domain"),
                           ("expansion", "all")]  # fmt: skip
-    assert len(a.sentences) == 2 and a.sentences[1].startswith("hyde: ")
+    assert len(a.sentences()) == 2 and a.sentences()[1].startswith("hyde: ")
 
 
 def test_one_document_is_undecided():

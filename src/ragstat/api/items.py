@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,10 @@ class ItemScore:
     not_scored: int
     clusters: int | None = None
     report: IntervalReport | None = None
+    #: The question the mean answers ("a random item", "a random predicted mention"…).
+    question: str = "a random item"
+    #: The range the values lie in: (0, 1) when every scored value does, else None.
+    bounds: tuple[float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         micro = None if self.report is None else self.report.to_dict()["estimands"]["micro"]
@@ -116,13 +120,42 @@ class ItemScores(Tidy):
         return [r for s in self.scores.values() if s.report is not None for r in s.report.rows()]
 
     def headline_rows(self) -> list[dict[str, Any]]:
-        """The recommended micro interval of every score (the mean alone when none)."""
+        """The headline micro interval of every score (the mean alone when there is none:
+        fewer than four clusters, or no interval within the score's range)."""
+        from ragstat.api.item_verdicts import score_headline
+
         out = []
         for s in self.scores.values():
-            rows = [] if s.report is None else s.report.rows()
-            shown = [r for r in rows if r["estimand"] == "micro" and r["recommended"]]
+            h = score_headline(s)
+            shown = []
+            if s.report is not None and h is not None and h.available:
+                shown = [
+                    r
+                    for r in s.report.rows()
+                    if r["estimand"] == "micro" and r["method"] == h.method
+                ]
             out += shown or [{"score": s.name, "estimand": "micro", "estimate": s.mean}]
         return out
+
+    @property
+    def noun(self) -> str:
+        """What the clusters are: "documents", "clusters" or "items" (independent)."""
+        from ragstat.api.item_verdicts import cluster_noun
+
+        return cluster_noun(self.clustering)
+
+    def sentences(self) -> list[str]:
+        """One plain sentence per overall score (not per type, class or slice, ``name:part``,
+        which the table shows): its mean and headline interval, or why there is none."""
+        from ragstat.api.item_verdicts import score_sentence
+
+        return [score_sentence(s, self.noun) for name, s in self.scores.items() if ":" not in name]
+
+    def flags(self) -> list[str]:
+        """Every flag the scores' intervals carry in JSON, in words (one line per score)."""
+        from ragstat.api.item_verdicts import flag_lines
+
+        return flag_lines(self.scores.values())
 
     @property
     def heading(self) -> str:
@@ -201,19 +234,21 @@ def clusters_for(
 
 def _one(
     name: str, ids: list[str], values: np.ndarray, clusters: list[str],
-    level: float, seed: int, reps: int,
+    level: float, seed: int, reps: int, question: str,
 ) -> ItemScore:  # fmt: skip
     values = np.asarray(values, dtype=float)
     ok = np.isfinite(values)
     mean = float(values[ok].mean()) if ok.any() else None
     n, missing = int(ok.sum()), int((~ok).sum())
     if not ok.any():
-        return ItemScore(name, mean, n, missing)
+        return ItemScore(name, mean, n, missing, question=question)
+    unit = bool(((values[ok] >= 0) & (values[ok] <= 1)).all())
+    base = ItemScore(name, mean, n, missing, question=question, bounds=(0.0, 1.0) if unit else None)
     stats = aggregate_arrays(np.asarray(clusters, dtype=object)[ok], values[ok], score=name)
     if stats.K < 2:
-        return ItemScore(name, mean, n, missing, clusters=stats.K)
+        return replace(base, clusters=stats.K)
     rep = analyze(stats, level=level, methods=METHODS, seed=seed, bootstrap_reps=reps)
-    return ItemScore(name, mean, n, missing, clusters=stats.K, report=rep)
+    return replace(base, clusters=stats.K, report=rep)
 
 
 def score_intervals(
@@ -224,10 +259,13 @@ def score_intervals(
     level: float = 0.95,
     seed: int = 0,
     reps: int = 1999,
+    questions: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, ItemScore], str]:
-    """Each score's mean and clustered intervals, and the clustering note."""
+    """Each score's mean and clustered intervals, and the clustering note; ``questions``:
+    score → what its mean answers (default "a random item")."""
     out, note = {}, ""
     for name, (ids, values) in scores.items():
         clusters, note = clusters_for(rows, ids, cluster_by)
-        out[name] = _one(name, ids, values, clusters, level, seed, reps)
+        question = (questions or {}).get(name, "a random item")
+        out[name] = _one(name, ids, values, clusters, level, seed, reps, question)
     return out, note

@@ -9,38 +9,41 @@ Records: ``id``, optional ``class``, the ``--cluster-by`` field, and any of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ragstat.cli import items
-from ragstat.cli import options as o
+from ragstat.cli.verb import options_command
+
+File = Annotated[Path, typer.Argument(help="JSONL: id, *_pred + *_ref pairs")]
+Scheme = Annotated[
+    str, typer.Option(help="Tag scheme of strict mode: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU")
+]
 
 
-def extraction(
-    file: Annotated[Path, typer.Argument(help="JSONL: id, *_pred + *_ref pairs")],
-    cluster_by: Annotated[str | None, typer.Option(help="Field with the cluster")] = None,
-    scheme: Annotated[
-        str, typer.Option(help="Tag scheme of strict mode: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU")
-    ] = "IOB2",
-    level: o.Level = 0.95,
-    bootstrap_reps: o.Reps = 1999,
-    seed: o.Seed = None,
-    as_json: o.Json = False,
-) -> None:
+@dataclass(frozen=True, kw_only=True)
+class ExtractionOptions(items.ItemOptions):
+    file: File
+    scheme: Scheme = "IOB2"
+
+
+@options_command(ExtractionOptions)
+def extraction(a: ExtractionOptions) -> None:
     """TEDS of tables, entity and relation precision/recall/F1, title match and similarity.
 
     JSONL: id and *_pred + *_ref pairs. Fields, examples, output: docs/formats.md.
     """
     from ragstat.api.verbs.extraction import extraction as score_extraction
 
-    result = score_extraction(
-        file,
-        cluster_by=cluster_by,
-        scheme=scheme,
-        level=level,
-        bootstrap_reps=bootstrap_reps,
-        seed=seed,
-    )
-    items.emit(result, as_json, file)
+    result = items.run_recorded(
+        "extraction", a, {"file": a.file},
+        lambda: score_extraction(
+            a.file, cluster_by=a.cluster_by, scheme=a.scheme, level=a.level,
+            bootstrap_reps=a.bootstrap_reps, seed=a.seed,
+        ),
+        items.describe_items,
+    )  # fmt: skip
+    items.emit(result, a.as_json, a.file)

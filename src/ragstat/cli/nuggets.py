@@ -7,30 +7,37 @@ Records: ``id``, ``nuggets`` (a list of ``{text, importance, support}``) and the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ragstat.cli import items
-from ragstat.cli import options as o
+from ragstat.cli.verb import options_command
+
+File = Annotated[Path, typer.Argument(help="JSONL: id, nuggets [{text, importance, support}]")]
 
 
-def nuggets(
-    file: Annotated[Path, typer.Argument(help="JSONL: id, nuggets [{text, importance, support}]")],
-    cluster_by: Annotated[str | None, typer.Option(help="Field with the cluster")] = None,
-    level: o.Level = 0.95,
-    bootstrap_reps: o.Reps = 1999,
-    seed: o.Seed = None,
-    as_json: o.Json = False,
-) -> None:
+@dataclass(frozen=True, kw_only=True)
+class NuggetsOptions(items.ItemOptions):
+    file: File
+
+
+@options_command(NuggetsOptions)
+def nuggets(a: NuggetsOptions) -> None:
     """Nugget completeness per answer: V_strict, V, A_strict, A with clustered intervals.
 
     JSONL: id, nuggets. Fields, examples, output: docs/formats.md.
     """
     from ragstat.api.verbs.nuggets import nuggets as score_nuggets
 
-    result = score_nuggets(
-        file, cluster_by=cluster_by, level=level, bootstrap_reps=bootstrap_reps, seed=seed
-    )
-    items.emit(result, as_json, file)
+    result = items.run_recorded(
+        "nuggets", a, {"file": a.file},
+        lambda: score_nuggets(
+            a.file, cluster_by=a.cluster_by, level=a.level, bootstrap_reps=a.bootstrap_reps,
+            seed=a.seed,
+        ),
+        items.describe_items,
+    )  # fmt: skip
+    items.emit(result, a.as_json, a.file)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -14,8 +14,8 @@ from ragstat.cli.verb import options_command
 from ragstat.errors import InputError
 
 if TYPE_CHECKING:
-    from ragstat.api.verbs.plan import GoldenSet
-    from ragstat.inference.power import ABDesign
+    from ragstat.api.verbs.plan import GoldenSet, PlanResult
+    from ragstat.inference.power import ABDesign, PowerResult
 
 HalfWidth = Annotated[
     float | None, typer.Option("--half-width", help="Target half-width h of the interval")
@@ -52,7 +52,7 @@ Traffic = Annotated[float | None, typer.Option(help="--ab: eligible units per da
 
 
 @dataclass(frozen=True, kw_only=True)
-class PlanOptions:
+class PlanOptions(o.OutputOptions):
     half_width_target: HalfWidth = None
     documents: Documents = None
     sd: Sd = None
@@ -81,7 +81,6 @@ class PlanOptions:
     sided: Sided = "two-sided"
     test: Test = "z"
     traffic: Traffic = None
-    as_json: o.Json = False
 
     def golden(self) -> GoldenSet | None:
         """Golden-set sizing when any of its options is given."""
@@ -108,7 +107,7 @@ class PlanOptions:
 
 _PLAIN = {f.name for f in fields(PlanOptions)} - {
     "queries_per_doc", "icc", "rate", "queries", "ab", "unit", "mde", "events_per_unit",
-    "events_cv", "sided", "test", "traffic", "as_json",
+    "events_cv", "sided", "test", "traffic", "as_json", "out", "force",
 }  # fmt: skip
 
 
@@ -119,32 +118,49 @@ def plan(a: PlanOptions) -> None:
     Pilot: a per-query table (doc_id, a score column; with --systems a system column);
     population file: stratum (or type) and M. Fields, examples, output: docs/formats.md.
     """
+    from ragstat.cli import items
+
+    inputs = {"pilot": a.pilot, "pilot_b": a.pilot_b, "population_file": a.population_file}
+    result = items.run_recorded("plan", a, inputs, lambda: _compute(a), _describe)
+    if a.as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+        return
+    out, sentence = result.to_dict(), result.sentences()[0]
+    if a.ab:
+        _print_ab(out, sentence)
+    elif "sizing" in out:
+        _print_sizing(out, sentence)
+    else:
+        _print(out, sentence)
+
+
+def _compute(a: PlanOptions) -> PlanResult | PowerResult:
     from ragstat.api.verbs.plan import plan as plan_documents
     from ragstat.api.verbs.plan import power as plan_power
 
     if a.ab:
-        ab = plan_power(
+        return plan_power(
             a.design(), pilot=a.pilot, cluster=a.cluster, score=a.score, system=a.system
         )
-        if a.as_json:
-            typer.echo(json.dumps(ab.to_dict(), ensure_ascii=False))
-        else:
-            _print_ab(ab.to_dict())
-        return
     options = {name: getattr(a, name) for name in _PLAIN}
-    result = plan_documents(**options, golden=a.golden())
-    if a.as_json:
-        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
-    elif "sizing" in result.to_dict():
-        _print_sizing(result.to_dict())
-    else:
-        _print(result.to_dict())
+    return plan_documents(**options, golden=a.golden())
 
 
-def _print_sizing(out: dict) -> None:
+def _describe(result: PlanResult | PowerResult) -> tuple[dict[str, Any], str]:
+    """Registry results (the plan's numbers and its sentence) and the Markdown summary."""
+    from ragstat.cli import items
+    from ragstat.tidy import plain
+
+    numbers = {k: plain(v) for k, v in result.rows()[0].items()}
+    summary = items.markdown_summary(result, {"Assumptions": list(result.to_dict()["assumptions"])})
+    return {"plan": numbers, "sentence": result.sentences()[0]}, summary
+
+
+def _print_sizing(out: dict, sentence: str) -> None:
     from ragstat.cli.terminal import console, literal
 
     z, c = out["sizing"], console()
+    c.print(literal(sentence))
     c.print(literal(f"query-level SD σ = {out['sd']:.4f} ({out['sd_source']})"))
     if z["target"] is not None:
         c.print(
@@ -162,10 +178,11 @@ def _print_sizing(out: dict) -> None:
     _assumptions_out(out["assumptions"])
 
 
-def _print_ab(out: dict) -> None:
+def _print_ab(out: dict, sentence: str) -> None:
     from ragstat.cli.terminal import console, literal
 
     c = console()
+    c.print(literal(sentence))
     c.print(literal(f"σ = {out['sd']:.4f} ({out['source']}); DEFF = {out['deff']:.4f}"))
     c.print(
         f"[bold]{out['units_per_arm']}[/] {out['unit']}s per arm (formula "
@@ -186,10 +203,11 @@ def _assumptions_out(items: list[str]) -> None:
         c.print(literal(f"  - {a}"))
 
 
-def _print(out: dict) -> None:
+def _print(out: dict, sentence: str) -> None:
     from ragstat.cli.terminal import console, literal
 
     c = console()
+    c.print(literal(sentence))
     c.print(
         f"[bold]{out['estimand']}[/] estimand, level {out['level'] * 100:g}%, S = {out['sd']:.4f} ({out['sd_source']})"
     )

@@ -43,6 +43,7 @@ __all__ = [
     "PowerResult",
     "Sizing",
     "ab_assumptions",
+    "ab_sentence",
     "ab_units",
     "design_effect",
     "exact_units",
@@ -293,6 +294,22 @@ class PowerResult(Tidy):
 
     def title(self) -> str:
         return f"A/B power by {self.ab.unit} (δ = {self.ab.delta:g}, power {self.ab.power:g})"
+
+    def sentences(self) -> list[str]:
+        """What the test needs, in one plain sentence (said first)."""
+        return [ab_sentence(self.ab.to_dict())]
+
+
+def ab_sentence(out: dict) -> str:
+    """ "8,391 users per arm detect a difference of 0.02 with power 80.0 % (two-sided z test,
+    level 95 %)" from an `ABPlan`'s ``to_dict()``."""
+    sided = "two-sided" if out["sided"] == 2 else "one-sided"
+    days = "" if out.get("days") is None else f", about {out['days']:,} days of traffic"
+    return (
+        f"{out['units_per_arm']:,} {out['unit']}s per arm detect a difference of "
+        f"{out['delta']:g} with power {out['achieved_power'] * 100:.1f} % ({sided} "
+        f"{out['test']} test, level {out['level'] * 100:g} %{days})"
+    )
 
 
 def rate_sd(p: float, delta: float = 0.0) -> float:

@@ -98,9 +98,33 @@ class ChunkingReport(Tidy):
         out = [{"chunker": n, **r} for n, s in self.chunkers.items() for r in s.headline_rows()]
         return out + self._comparison_rows(True)
 
+    def sentences(self) -> list[str]:
+        """The comparison's sentence first, then every chunker's sentence per score."""
+        first = [] if self.sentence is None else [self.sentence]
+        return first + [f"{n}: {v}" for n, s in self.chunkers.items() for v in s.sentences()]
+
+    def comparison_flags(self) -> list[str]:
+        """Every flag of the comparison's intervals, in words (empty without one)."""
+        from ragstat.api.item_verdicts import report_flags
+
+        if self.comparison is None:
+            return []
+        said = report_flags(self.comparison.report.to_dict(), "macro")
+        a, b = self.comparison.systems
+        return [] if said is None else [f"{a} − {b} boundary problems: {said}"]
+
+    def comparison_headline(self) -> dict[str, Any] | None:
+        """The comparison's headline (estimate, method, bounds; None bounds when none)."""
+        from ragstat.inference.headline import headline
+
+        if self.comparison is None:
+            return None
+        h = headline(self.comparison.report, "macro")
+        return {"estimate": h.estimate, "method": h.method if h.available else None,
+                "lower": h.lower, "upper": h.upper}  # fmt: skip
+
     def title(self) -> str:
-        head = f"chunking checks: {self.source}, {self.level:.0%} intervals clustered by document"
-        return head if self.sentence is None else f"{head}\n{self.sentence}"
+        return f"chunking checks: {self.source}, {self.level:.0%} intervals clustered by document"
 
 
 def _order(chunk_id: str) -> tuple[Any, ...]:
@@ -263,8 +287,9 @@ def chunking(
     for name in sorted(groups):
         scores, sizes[name], items = _scores(groups[name], min_words, max_words)
         result, note = score_intervals(
-            scores, items, "doc_id", level=level, seed=seed, reps=bootstrap_reps
-        )
+            scores, items, "doc_id", level=level, seed=seed, reps=bootstrap_reps,
+            questions=dict.fromkeys(scores, "a random chunk"),
+        )  # fmt: skip
         found[name] = ItemScores("chunking", label, result, note, (), level, seed)
         shares[name] = _problem_shares(scores, items)
     pair = parse_systems(systems)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ragstat.api.evaluation import draw_seed, json_ready
+from ragstat.api.item_verdicts import f1_marks, f1_sentence
 from ragstat.api.items import (
     ItemScores,
     Records,
@@ -66,6 +67,11 @@ class ExtractionScores(ItemScores):
     f1: dict[str, dict[str, Any]] = field(default_factory=dict)
     inputs: dict[str, dict[str, int]] = field(default_factory=dict)
 
+    def sentences(self) -> list[str]:
+        """One sentence per score, then one per overall F1 (not per type)."""
+        f1 = [f1_sentence(k, v, self.level, self.noun) for k, v in self.f1.items() if ":" not in k]
+        return super().sentences() + f1
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         out["f1"] = {k: dict(v) for k, v in self.f1.items()}
@@ -83,14 +89,17 @@ class _Work:
     units: Rows = field(default_factory=list)
     matchings: dict[str, Matching] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    questions: dict[str, str] = field(default_factory=dict)
 
     def pairs(self, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
         p, r = INPUTS[name]
         have = [x for x in self.rows if p in x and r in x]
         return {str(x["id"]): x[p] for x in have}, {str(x["id"]): x[r] for x in have}
 
-    def add_units(self, name: str, items: tuple[str, ...], values: np.ndarray) -> None:
-        """A score over units: one row per unit, clustered as its item."""
+    def add_units(self, name: str, items: tuple[str, ...], values: np.ndarray, unit: str) -> None:
+        """A score over units (``unit``: "predicted mention", "heading"…): one row per unit,
+        clustered as its item."""
+        self.questions[name] = f"a random {unit}"
         ids = [f"{item}\x1f{name}\x1f{k}" for k, item in enumerate(items)]
         self.units.extend(
             {"id": u, _CLUSTER: self.clusters[i]} for u, i in zip(ids, items, strict=True)
@@ -99,10 +108,13 @@ class _Work:
 
     def add_matching(self, stem: str, m: Matching, suffix: str = "") -> None:
         """Precision and recall (units), overall and per type; F1 kept for the bootstrap."""
+        noun = "triple" if stem == "relation" else "mention"
         for kind, sub in [("", m)] + [(f":{t}", m.of_type(t)) for t in m.types]:
             for which, u in (("precision", sub.predicted), ("recall", sub.reference)):
                 if u.item_ids or not kind:  # a type with no unit on this side: no score
-                    self.add_units(f"{stem}_{which}{suffix}{kind}", u.item_ids, u.matched)
+                    side = "predicted" if which == "precision" else "reference"
+                    name = f"{stem}_{which}{suffix}{kind}"
+                    self.add_units(name, u.item_ids, u.matched, f"{side} {noun}")
             self.matchings[f"{stem}_f1{suffix}{kind}"] = sub
 
 
@@ -157,8 +169,8 @@ def _titles(w: _Work) -> None:
 
     pred, ref = w.pairs("titles")
     h = heading_scores(pred, ref)
-    w.add_units("title_exact_match", h.item_ids, h.exact)
-    w.add_units("title_similarity", h.item_ids, h.similarity)
+    w.add_units("title_exact_match", h.item_ids, h.exact, "heading")
+    w.add_units("title_similarity", h.item_ids, h.similarity, "heading")
 
 
 def _inputs(rows: Rows, label: str) -> dict[str, dict[str, int]]:
@@ -178,7 +190,8 @@ def _inputs(rows: Rows, label: str) -> dict[str, dict[str, int]]:
 
 
 def _f1(w: _Work, level: float, reps: int, seed: int) -> dict[str, dict[str, Any]]:
-    """Corpus F1 and its document-bootstrap percentile interval for every matching."""
+    """Corpus F1 and its document-bootstrap percentile interval for every matching, with
+    why no interval is shown (``reason``: three documents or fewer) and its flags."""
     from ragstat.metrics.extraction import f1_bootstrap
 
     out = {}
@@ -187,16 +200,11 @@ def _f1(w: _Work, level: float, reps: int, seed: int) -> dict[str, dict[str, Any
         k = len({w.clusters[i] for i in m.predicted.item_ids + m.reference.item_ids})
         if k >= 2:
             lo, hi, k = f1_bootstrap(m, w.clusters, level=level, reps=reps, seed=seed)
-        out[name] = {
+        out[name] = f1_marks({
             "estimate": m.f1, "lower": lo, "upper": hi, "clusters": k,
             "method": "doc_bootstrap_percentile", "reps": reps,
-        }  # fmt: skip
+        })  # fmt: skip
     return out
-
-
-def _f1_note(name: str, v: dict[str, Any]) -> str:
-    ci = "" if v["lower"] is None else f" [{v['lower']:.4f}, {v['upper']:.4f}]"
-    return f"{name} {v['estimate']:.4f}{ci} (corpus F1; document bootstrap percentile)"
 
 
 def extraction(
@@ -229,10 +237,10 @@ def extraction(
             run(w)
     item_rows = [{"id": i, _CLUSTER: c} for i, c in w.clusters.items()]
     found, _ = score_intervals(
-        w.scores, item_rows + w.units, _CLUSTER, level=level, seed=seed, reps=bootstrap_reps
-    )
+        w.scores, item_rows + w.units, _CLUSTER, level=level, seed=seed, reps=bootstrap_reps,
+        questions=w.questions,
+    )  # fmt: skip
     f1 = _f1(w, level, bootstrap_reps, seed)
-    notes = w.notes + [_f1_note(k, v) for k, v in f1.items() if ":" not in k]
     return ExtractionScores(
-        "extraction", label, found, note, tuple(notes), level, seed, f1=f1, inputs=inputs
+        "extraction", label, found, note, tuple(w.notes), level, seed, f1=f1, inputs=inputs
     )

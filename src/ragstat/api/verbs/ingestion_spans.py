@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ragstat.api.evaluation import json_ready
+from ragstat.api.item_verdicts import f1_marks, f1_sentence
 from ragstat.api.items import (
     METHODS,
     ItemScore,
@@ -70,6 +71,11 @@ class IngestionScores(ItemScores):
     f1: dict[str, dict[str, Any]] = field(default_factory=dict)
     inputs: dict[str, dict[str, int]] = field(default_factory=dict)
     boilerplate_by_document: tuple[dict[str, Any], ...] = ()
+
+    def sentences(self) -> list[str]:
+        """One sentence per score, then one per overall F1 (not per type or language)."""
+        f1 = [f1_sentence(k, v, self.level, self.noun) for k, v in self.f1.items() if ":" not in k]
+        return super().sentences() + f1
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
@@ -134,11 +140,14 @@ def unit_score(
     rank = np.arange(n) - np.repeat(np.cumsum(total) - total, total)
     values = (rank < np.repeat(matched, total)).astype(float)
     mean = float(values.mean())
+    unit = "a random " + ("removed or detected unit" if which == "precision" else "labelled unit")
     stats = aggregate_arrays(owner, values, score=name)
     if stats.K < 2:
-        return ItemScore(name, mean, n, 0, clusters=stats.K)
+        return ItemScore(name, mean, n, 0, clusters=stats.K, question=unit, bounds=(0.0, 1.0))
     rep = analyze(stats, level=run.level, methods=METHODS, seed=run.seed, bootstrap_reps=run.reps)
-    return ItemScore(name, mean, n, 0, clusters=stats.K, report=rep)
+    return ItemScore(
+        name, mean, n, 0, clusters=stats.K, report=rep, question=unit, bounds=(0.0, 1.0)
+    )
 
 
 def totals_by_cluster(counts: UnitCounts, clusters: Mapping[str, str]) -> dict[str, np.ndarray]:
@@ -168,10 +177,10 @@ def f1_entry(counts: UnitCounts, run: RunSettings) -> dict[str, Any]:
     lo = hi = None
     if totals.shape[0] >= 2:
         lo, hi = f1_bootstrap_counts(totals, level=run.level, reps=run.reps, seed=run.seed)
-    return {
+    return f1_marks({
         "estimate": counts.f1, "lower": lo, "upper": hi, "clusters": int(totals.shape[0]),
         "method": F1_METHOD, "reps": run.reps,
-    }  # fmt: skip
+    })  # fmt: skip
 
 
 def _measure(
@@ -277,10 +286,10 @@ def _language(c: Cleaning, run: RunSettings) -> None:
 
 
 def _f1(estimate: float, bounds: tuple[Any, Any], k: int, run: RunSettings) -> dict[str, Any]:
-    return {
+    return f1_marks({
         "estimate": estimate, "lower": bounds[0], "upper": bounds[1], "clusters": k,
         "method": F1_METHOD, "reps": run.reps,
-    }  # fmt: skip
+    })  # fmt: skip
 
 
 def cleaning_scores(

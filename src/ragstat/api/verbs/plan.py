@@ -90,6 +90,9 @@ class PlanResult(Tidy):
     allocation: Allocation | None = None
     assumptions: tuple[str, ...] = field(default_factory=tuple)
     sizing: Sizing | None = None
+    #: The range the score lies in ((0, 1) a rate, (−1, 1) a difference of rates; None
+    #: unknown): half-widths are said in points for the first two.
+    bounds: tuple[float, float] | None = None
 
     headline_columns = ("estimand", "documents", "half_width", "minimum_detectable_difference")
 
@@ -143,6 +146,12 @@ class PlanResult(Tidy):
                 "paired": self.paired,
             }
         ]
+
+    def sentences(self) -> list[str]:
+        """What the plan buys, in one plain sentence (said first)."""
+        from ragstat.api.verbs.plan_words import plan_sentence
+
+        return [plan_sentence(self)]
 
     def title(self) -> str:
         return f"plan ({self.estimand}, level {self.level:g}, S = {self.sd:.4g}: {self.sd_source})"
@@ -227,11 +236,9 @@ def plan(
         sd, source = pilot_sd(stats, estimand), _pilot_source(pilot, stats)
     if sd is None:  # unreachable after _check; keeps the type checker informed
         raise InputError("give --sd or --pilot")
-    result = (
-        None
-        if half_width_target is None
-        else plan_documents(half_width_target, sd, level=level, M=population, estimand=estimand)
-    )
+    result = None
+    if half_width_target is not None:
+        result = plan_documents(half_width_target, sd, level=level, M=population, estimand=estimand)
     K = result.K if result is not None else int(documents or 0)
     return PlanResult(
         estimand=estimand,
@@ -249,7 +256,16 @@ def plan(
         achieved_half_width=None if result is not None else half_width(K, sd, level, population),
         allocation=_allocation(K, population_file, allocation, stats, estimand),
         assumptions=tuple(_assumptions(estimand, population, paired)),
+        bounds=_bounds(stats, paired),
     )
+
+
+def _bounds(stats: DocStats | None, paired: bool) -> tuple[float, float] | None:
+    """The pilot's known range: (0, 1) for rates, (−1, 1) for their differences; else None."""
+    if stats is None:
+        return None
+    bounds = (-1.0, 1.0) if paired else (0.0, 1.0)
+    return bounds if stats.scores_within(*bounds) else None
 
 
 def _allocation(
@@ -347,6 +363,7 @@ def _golden(
     return PlanResult(
         "query mean", level, z.sd, source, None, False, power, z.documents, mdd,
         achieved_half_width=z.half_width, assumptions=sizing_assumptions(z), sizing=z,
+        bounds=None if g.rate is None else (0.0, 1.0),
     )  # fmt: skip
 
 

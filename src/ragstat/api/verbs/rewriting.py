@@ -24,12 +24,12 @@ queries scored under only one of the two are dropped and counted). Its recommend
    the method only as a fallback, when the baseline's retrieval is low-confidence;
 4. **neither** otherwise (0 ≤ u ≤ g): even the upper bound is no useful gain.
 
-No interval (e.g. one document in the slice) → **undecided**. The difference and its
-bounds are rounded to 12 decimals first, so that floating-point noise reads as 0. Scores whose name is a known
-[0, 1] metric (``recall@10``, ``ndcg@10``, a rate…) or whose values all lie in [0, 1] are
-shown in points (× 100). One sentence per method reads the slices in order, e.g. "hyde:
-default path for out-of-domain queries (+6.2 points, 95 % interval +2.1 to +10.3); neither
-for in-domain queries (−0.4, −2.0 to +1.2)".
+No interval (e.g. three documents or fewer in the slice) → **undecided**. The difference
+and its bounds are rounded to 12 decimals first, so that floating-point noise reads as 0.
+Scores whose values all lie in [0, 1] are shown in points (× 100), whatever their name.
+One sentence per method reads the slices in order, e.g. "hyde: default path for
+out-of-domain queries (+6.2 points, 95 % interval +2.1 to +10.3); neither for in-domain
+queries (−0.4, −2.0 to +1.2)".
 """
 
 from __future__ import annotations
@@ -97,7 +97,8 @@ class RewritingReport(Tidy):
     baseline: str
     min_gain: float
     decisions: tuple[RewriteDecision, ...]
-    sentences: tuple[str, ...]
+    #: One plain sentence per method (``sentences()`` gives them as a list).
+    method_sentences: tuple[str, ...]
     unit_scale: float = 100.0
     notes: tuple[str, ...] = ()
     level: float = 0.95
@@ -113,7 +114,7 @@ class RewritingReport(Tidy):
                 "min_gain": self.min_gain,
                 "unit": "points" if self.unit_scale == 100.0 else "score units",
                 "decisions": [d.to_dict() for d in self.decisions],
-                "sentences": list(self.sentences),
+                "sentences": list(self.method_sentences),
                 "clustering": "clustered by 'doc_id'",
                 "seed": self.seed,
                 "notes": list(self.notes),
@@ -133,12 +134,30 @@ class RewritingReport(Tidy):
     def headline_rows(self) -> list[dict[str, Any]]:
         return self.rows()
 
+    def sentences(self) -> list[str]:
+        """One plain sentence per method (its decision on every slice)."""
+        return list(self.method_sentences)
+
+    def flags(self) -> list[str]:
+        """Every flag of each comparison's intervals, in words: one line per method × slice."""
+        from ragstat.api.item_verdicts import report_flags
+
+        out = []
+        for d in self.decisions:
+            said = (
+                None
+                if d.comparison is None
+                else report_flags(d.comparison.report.to_dict(), "micro")
+            )
+            if said:
+                out.append(f"{d.method} − {self.baseline}, {d.slice}: {said}")
+        return out
+
     def title(self) -> str:
-        head = (
+        return (
             f"query rewriting vs {self.baseline} on {self.score}: {self.source}, "
             f"{self.level:.0%} intervals clustered by document"
         )
-        return "\n".join([head, *self.sentences])
 
 
 def _numeric(frame: Any, skip: Sequence[str]) -> list[str]:
@@ -263,15 +282,13 @@ def rewriting(
 ) -> RewritingReport:
     """Per method × slice: method − baseline with intervals clustered by ``doc_id``, and the
     decision of the module docstring. ``seed=None`` draws a seed (``result.seed``)."""
-    from ragstat.inference.verdict import unit_scale_for
-
     if not min_gain >= 0:
         raise InputError(f"min_gain must be ≥ 0, got {min_gain!r}")
     label = label_of(data)
     long, name = _long(as_frame(data), label, score, baseline, methods)
     _check(long, label, baseline)
     values = long["value"].astype(float)
-    unit = 100.0 if unit_scale_for(name) == 100.0 or values.between(0, 1).all() else 1.0
+    unit = 100.0 if values.between(0, 1).all() else 1.0  # units from values, not the name
     seed = draw_seed(seed)
     opts = {"level": level, "bootstrap_reps": bootstrap_reps, "seed": seed, "min_gain": min_gain}
     slices = sorted(set(long["slice"]) - {ALL})

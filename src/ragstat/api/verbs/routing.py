@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ragstat.api.evaluation import draw_seed, json_ready
+from ragstat.api.item_verdicts import f1_marks, f1_sentence
 from ragstat.api.items import (
     ItemScore,
     ItemScores,
@@ -58,6 +59,13 @@ class RoutingResult(ItemScores):
     classes: dict[str, dict[str, Any]] = field(default_factory=dict)
     macro_f1: dict[str, Any] | None = None
     search: dict[str, Any] | None = None
+
+    def sentences(self) -> list[str]:
+        """One sentence per score, then macro F1's."""
+        if self.macro_f1 is None:
+            return super().sentences()
+        macro = f1_sentence("macro F1", self.macro_f1, self.level, self.noun)
+        return [*super().sentences(), macro]
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
@@ -107,15 +115,22 @@ def _pairs(rows: Rows, label: str) -> Rows:
 
 
 def _interval(v: ItemScore) -> dict[str, Any]:
-    """The recommended interval of a score as {estimate, lower, upper, method}."""
-    d = v.to_dict()
-    rec = next((iv for iv in d["intervals"] if iv["method"] == d.get("recommended")), None)
-    lo, hi = (None, None) if rec is None else (rec["lower"], rec["upper"])
-    return {"estimate": v.mean, "lower": lo, "upper": hi, "method": d.get("recommended")}
+    """The headline interval of a score as {estimate, lower, upper, method}, with ``reason``
+    when none is shown (three documents or fewer, an interval leaving the range…)."""
+    from ragstat.api.item_verdicts import score_headline
+
+    h = score_headline(v)
+    if h is None:
+        return {"estimate": v.mean, "lower": None, "upper": None, "method": None,
+                "reason": "fewer than two documents"}  # fmt: skip
+    return {
+        "estimate": v.mean, "lower": h.lower, "upper": h.upper,
+        "method": h.method if h.available else None, "reason": h.reason,
+    }  # fmt: skip
 
 
 def _classification(
-    pairs: Rows, declared: tuple[str, ...] | None, scores: Scores
+    pairs: Rows, declared: tuple[str, ...] | None, scores: Scores, questions: dict[str, str]
 ) -> IntentClassification:
     from ragstat.metrics.routing import intent_classification
 
@@ -125,6 +140,7 @@ def _classification(
         declared,
     )
     scores["accuracy"] = (list(c.item_ids), c.correct)
+    questions["accuracy"] = "a random labelled item"
     if any("slice" in r for r in pairs):
         sl = np.array([str(r.get("slice", "")) for r in pairs], dtype=object)
         for name in sorted(set(sl) - {""}):
@@ -132,11 +148,14 @@ def _classification(
                 list(np.array(c.item_ids)[sl == name]),
                 c.correct[sl == name],
             )
+            questions[f"accuracy:{name}"] = f"a random labelled item of slice {name}"
     for lab in c.labels:
         for which in ("precision", "recall"):
             ids, values = c.units(lab, which)
             if ids:
                 scores[f"{which}:{lab}"] = (ids, values)
+                side = "predicted" if which == "precision" else "labelled"
+                questions[f"{which}:{lab}"] = f"a random item {side} {lab}"
     return c
 
 
@@ -165,22 +184,21 @@ def _f1_tables(
             "f1_lower": None if boot is None else float(boot.lower[j]),
             "f1_upper": None if boot is None else float(boot.upper[j]),
         }  # fmt: skip
-    macro = {
+    macro = f1_marks({
         "estimate": c.macro_f1,
         "lower": None if boot is None else boot.macro_lower,
         "upper": None if boot is None else boot.macro_upper,
         "method": F1_METHOD, "reps": reps, "clusters": k, "zero_division": ZERO_DIVISION,
-    }  # fmt: skip
+    })  # fmt: skip
     return classes, macro
 
 
 def _classification_notes(
     c: IntentClassification, classes: dict[str, dict[str, Any]], macro: dict[str, Any]
 ) -> list[str]:
-    ci = "" if macro["lower"] is None else f" [{macro['lower']:.4f}, {macro['upper']:.4f}]"
     notes = [
-        f"macro F1 {macro['estimate']:.4f}{ci} (document bootstrap percentile; a class with "
-        "neither true nor predicted items has F1 0, scikit-learn's default zero_division)",
+        "macro F1: a class with neither true nor predicted items has F1 0, scikit-learn's "
+        "default zero_division",
         "per-class F1: " + ", ".join(f"{k} {v['f1']:.3f}" for k, v in classes.items()),
         f"confusion matrix (rows true, columns predicted; {', '.join(c.labels)}): "
         + "; ".join(" ".join(map(str, r)) for r in c.confusion().tolist()),
@@ -257,7 +275,9 @@ def _search_summary(
     }  # fmt: skip
     if flat == horizon:
         return summary, f"the success curve does not flatten before {horizon} steps"
-    ci = "" if g["lower"] is None else f" [{100 * g['lower']:.1f}, {100 * g['upper']:.1f}]"
+    ci = f", no interval: {g.get('reason')}"
+    if g["lower"] is not None:
+        ci = f" [{100 * g['lower']:.1f}, {100 * g['upper']:.1f}]"
     return summary, (
         f"the curve flattens at {flat} steps: going to {horizon} adds "
         f"{100 * g['estimate']:.1f} points{ci} (paired, clustered; threshold {100 * flat_gain:g})"
@@ -291,10 +311,11 @@ def routing(
     seed = draw_seed(seed)
     cluster_of = dict(zip(ids, clusters_for(rows, ids, cluster_by)[0], strict=True))
     scores: Scores = {}
+    questions: dict[str, str] = {}
     notes: list[str] = []
     extra: dict[str, Any] = {}
     if pairs:
-        c = _classification(pairs, declared, scores)
+        c = _classification(pairs, declared, scores, questions)
         clusters = [cluster_of[i] for i in c.item_ids]
         classes, macro = _f1_tables(c, clusters, level, bootstrap_reps, seed)
         notes += _classification_notes(c, classes, macro)
@@ -305,7 +326,7 @@ def routing(
     if b is not None:
         flat, budgets = _search_scores(b, flat_gain, cost_budgets, scores)
     found, note = score_intervals(
-        scores, rows, cluster_by, level=level, seed=seed, reps=bootstrap_reps
+        scores, rows, cluster_by, level=level, seed=seed, reps=bootstrap_reps, questions=questions
     )
     if b is not None:
         extra["search"], sentence = _search_summary(b, flat, budgets, flat_gain, found)
