@@ -22,9 +22,8 @@ NOTE = (
 
 def main() -> None:
     sys.path.insert(0, str(ROOT / "tests"))
-    from test_api_study import CASES, REFERENCE, small_rows
-
     from ragstat.api.verbs.study import study
+    from test_api_study import CASES, REFERENCE, small_rows
 
     old = json.loads(REFERENCE.read_text(encoding="utf-8"))
     out: dict = {"_generated": NOTE}

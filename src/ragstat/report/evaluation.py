@@ -118,6 +118,13 @@ def _histogram(p: EvaluationPart) -> RateHistogram:
     return parts.histogram(p.subject, p.stats, (-1.0, 1.0) if bound <= 1 else (-bound, bound))
 
 
+def _sentence(b: EstimandBlock, noun: str) -> str:
+    """The block's headline sentence, worded as `ragstat evaluate` says it ("mrr of run_a");
+    a subject is ``"<run> <metric>"``."""
+    run, _, metric = b.subject.rpartition(" ")
+    return describe(b.lead(), metric, run or None, noun=noun)
+
+
 def _bootstrap_reps(items: Sequence[EvaluationPart]) -> int | None:
     for p in items:
         if any(iv.replicates for r in p.report.estimands.values() for iv in r.intervals):
@@ -159,7 +166,7 @@ def report_from_evaluation(
     )
     first = items[0].report
     if not verdicts:  # one run: each run × metric's headline sentence opens the report
-        verdicts = [describe(b.lead(), b.subject, noun=clusters.noun) for b in blocks]
+        verdicts = [_sentence(b, clusters.noun) for b in blocks]
     return Report(
         kind="comparison" if any(p.difference for p in items) else "interval",
         title=title or (f"Evaluation — {source}" if source else "Evaluation against qrels"),
