@@ -89,10 +89,10 @@ def blocks(page: Path) -> list[Block]:
     lines = page.read_text(encoding="utf-8").split("\n")
     found = []
     for i, line in enumerate(lines):
-        if OUTPUT.fullmatch(line.strip()) or FILE.fullmatch(line.strip()):
+        if OUTPUT.fullmatch(line) or FILE.fullmatch(line):  # at column 0 (not quoted)
             start, end = _fence_after(lines, i, page)
             body = "\n".join(lines[start:end])
-            found.append(Block(page, i, line.strip(), start, end, body))
+            found.append(Block(page, i, line, start, end, body))
     return found
 
 
