@@ -53,7 +53,7 @@ def _render(result: ChunkingReport) -> None:
     if result.sentence:
         out.print(literal(result.sentence))
     for name, scores in result.chunkers.items():
-        items.render(scores, f"chunker {name}: {result.source}")
+        items.render(scores, f"chunker {name}: {result.source}", prefix=f"{name}: ")
         out.print(literal(_sizes(result.sizes[name])))
     for line in result.comparison_flags():
         out.print(literal(f"flag: {line}"))

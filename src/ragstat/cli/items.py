@@ -91,8 +91,9 @@ def _table_rows(result: ItemScores) -> list[tuple[str, ...]]:
     return rows
 
 
-def render(result: ItemScores, title: str) -> None:
-    """The verdict sentences, the scores as a table, every flag, the clustering and notes."""
+def render(result: ItemScores, title: str, prefix: str = "") -> None:
+    """The verdict sentences (each after ``prefix``), the scores as a table, every flag, the
+    clustering and notes."""
     from rich.table import Table
 
     from ragstat.cli.terminal import console as make_console
@@ -100,7 +101,7 @@ def render(result: ItemScores, title: str) -> None:
 
     console = make_console()
     for sentence in result.sentences():
-        console.print(literal(sentence))
+        console.print(literal(prefix + sentence))
     t = Table(title=literal(title), title_justify="left")
     level = f"{result.level * 100:g}% interval"
     for col in ("score", "mean", "n", "not scored", "clusters", level, "naive iid"):
