@@ -29,6 +29,10 @@ Usage (from the repository root)::
     python scripts/make_doc_outputs.py            # rewrite the marked blocks in place
     python scripts/make_doc_outputs.py --check    # exit 1 and print a diff if any block differs
     python scripts/make_doc_outputs.py --work DIR # reuse (or build) the working folder DIR
+
+Without ``--work`` the demo is built afresh in a temporary folder (about 30 s); with it, a
+demo already in DIR is reused as it is, so drop ``--work`` after changing what the demo or
+the study prints.
 """
 
 from __future__ import annotations
@@ -271,7 +275,9 @@ def _diffs(pages: list[Path], runner: Runner) -> Iterator[tuple[Path, str, str]]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--check", action="store_true", help="print a diff, change nothing")
-    parser.add_argument("--work", type=Path, help="working folder (kept; reused when built)")
+    parser.add_argument(
+        "--work", type=Path, help="working folder (kept; a demo already there is reused)"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ragstat-docs-") as tmp:
         runner = Runner(args.work or Path(tmp))
