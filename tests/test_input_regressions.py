@@ -103,7 +103,9 @@ def test_seed_above_2_63_in_a_registry_with_an_integer_seed_column(tmp_path):
             wall_s REAL NOT NULL, status TEXT NOT NULL, seed INTEGER, corpus_fingerprint TEXT,
             argv TEXT NOT NULL, config TEXT NOT NULL, inputs TEXT NOT NULL,
             outputs TEXT NOT NULL, results TEXT NOT NULL, versions TEXT NOT NULL, error TEXT);
-        INSERT INTO runs SELECT * FROM new_runs; DROP TABLE new_runs;"""
+        INSERT INTO runs SELECT run_id, command, started_at, wall_s, status, seed,
+                corpus_fingerprint, argv, config, inputs, outputs, results, versions, error
+                FROM new_runs; DROP TABLE new_runs;"""
     )
     con.close()
     Registry(path).record(manifest("20250101-000001-bbbbbb", seed=SEED))

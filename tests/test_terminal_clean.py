@@ -360,7 +360,8 @@ def test_piped_study_and_simulate_print_words_not_reprs(tmp_path, capsys, monkey
     assert main(args) == 0
     out = capsys.readouterr().out
     _no_repr(out)
-    head = out.splitlines()[0]
+    assert out.splitlines()[0].startswith("For a random query, hit1 of ")
+    head = next(line for line in out.splitlines() if line.endswith("queries per retriever"))
     assert "excluded single chunk: 1" in head and head.endswith("queries per retriever")
     assert main(["simulate", str(_table(tmp_path / "c.csv")), "--k", "4", "--reps", "20",
                  "--bootstrap-reps", "49"]) == 0  # fmt: skip

@@ -224,12 +224,14 @@ def describe(h: Headline, score: str, subject: str | None = None, noun: str = "d
     (95 % interval 11.8 to 14.5, 249 documents)"; or why there is no interval."""
     what = score if subject is None else f"{score} of {subject}"
     lead = f"For {h.question}, {what}"
-    K = f"{h.K:,} {noun}"
+    K = f"{h.K:,} {noun[:-1] if h.K == 1 and noun.endswith('s') else noun}"
+    # the K ≤ 3 reason already names the count: say it once
+    tail = "" if h.K < MIN_HEADLINE_DOCUMENTS else f" ({K})"
     if h.estimate is None:
-        return f"{lead} is undefined: {h.reason} ({K})"
+        return f"{lead} is undefined: {h.reason}{tail}"
     value = _with_unit(format_amount(h.estimate, h.unit_scale), h.unit_scale)
     if not h.available:
-        return f"{lead} is {value}, but no interval is shown: {h.reason} ({K})"
+        return f"{lead} is {value}, but no interval is shown: {h.reason}{tail}"
     span = f"{format_amount(h.lower, h.unit_scale)} to {format_amount(h.upper, h.unit_scale)}"  # type: ignore[arg-type]
     flags = "".join(f"; {f}" for f in h.flags)
     return f"{lead} is {value} ({h.level * 100:g} % interval {span}, {K}{flags})"

@@ -130,7 +130,9 @@ def _paired(
     a, b = names
     diff = by[a]["hit1"].to_numpy(float) - by[b]["hit1"].to_numpy(float)
     methods = list(WEIGHTED_DEFAULT) if "weight" in by[a].columns else None
-    res = compare(_stats(by[a], diff, f"hit1 {a} - {b}"), methods=methods, **options)
+    res = compare(
+        _stats(by[a], diff, f"hit1 {a} - {b}"), methods=methods, bounds=(-1.0, 1.0), **options
+    )  # hit@1 is 0/1, so a difference lies in [−1, 1]
     found = study_verdicts(names, res.report, rates)
     return PairedStudy(systems=names, report=res.report, paired=res.paired, verdicts=found)
 
