@@ -16,6 +16,7 @@ from ragstat.api.verbs.generation import generation
 from ragstat.api.verbs.ingestion import ingestion, latency
 from ragstat.api.verbs.ontology import ontology
 from ragstat.cli import main
+from ragstat.inference.headline import headline
 from ragstat.metrics import read_qrels, read_run
 
 IR = Path(__file__).parent / "reference" / "ir"
@@ -92,6 +93,27 @@ def test_evaluate_two_runs_equals_the_cli_and_frames_equal_files(capsys):
     assert frames.to_dict() == out
     _assert_short_views(result)
     assert all(v.sentence.split(",")[0] in repr(result) for v in result.verdicts)
+
+
+def test_evaluate_paired_differences_of_unit_metrics_are_bounded_and_in_points():
+    """IR metrics lie in [0, 1] (read from the values), so A − B lies in [−1, 1]: the
+    range-respecting intervals are computed, none leaving it is recommended, verdicts in points."""
+    result = evaluate(QRELS, [RUN_A, RUN_B], metrics="ndcg@10,mrr", bootstrap_reps=REPS, seed=3)
+    assert result.paired is not None
+    for metric, p in result.paired.metrics.items():
+        rep = p.comparison.report
+        assert rep.bounds == (-1.0, 1.0)
+        assert result.to_dict()["paired"]["metrics"][metric]["bounds"] == [-1.0, 1.0]
+        for est in rep.estimands.values():
+            by_method = {iv.method: iv for iv in est.intervals}
+            assert by_method["logit"].available and by_method["korn_graubard"].available
+            shown = by_method[est.recommended]
+            assert -1.0 <= shown.lower <= shown.upper <= 1.0 and not shown.outside_range
+        for v in p.verdicts:
+            assert v.unit == "points" and " points" in v.sentence
+    run = result.runs["run_a"].metrics["mrr"]
+    assert run.report is not None and run.report.bounds == (0.0, 1.0)
+    assert result.to_dict()["runs"]["run_a"]["metrics"]["mrr"]["bounds"] == [0.0, 1.0]
 
 
 def test_evaluate_to_frame_has_a_row_per_run_metric_estimand_method():
@@ -186,7 +208,18 @@ def test_evaluate_out_writes_the_report(tmp_path, capsys):
 def test_evaluate_report_of_one_run_is_an_interval_report():
     result = evaluate(QRELS, RUN_A, metrics="mrr,p@10", bootstrap_reps=REPS, seed=0)
     report = result.report(source="run_a against qrels")
-    assert report.kind == "interval" and not report.verdicts
+    assert report.kind == "interval"
+    # one run: no comparison, but every run × metric × estimand leads with its headline
+    assert list(report.verdicts) == result.sentences() and len(report.verdicts) == 4
+    mrr = result.runs["run_a"].metrics["mrr"].report
+    assert mrr.bounds == (0.0, 1.0)  # values in [0, 1]: a rate, said in points
+    h = headline(mrr, "micro")
+    assert report.verdicts[0] == (
+        f"For a random query, mrr of run_a is {h.estimate * 100:.1f} points (95 % interval "
+        f"{h.lower * 100:.1f} to {h.upper * 100:.1f}, 58 queries as clusters)"
+    )
+    assert report.verdicts[1].startswith("For a typical document, mrr of run_a is ")
+    assert report.verdicts[2].startswith("For a random query, p@10 of run_a is ")
     assert {b.subject for b in report.results} == {"run_a mrr", "run_a p@10"}
     assert all(b.naive_interval is not None for b in report.results)
     assert any("without a relevant document" in c.text for c in report.checklist)

@@ -124,3 +124,31 @@ def test_demo_runs_the_study_on_the_built_in_corpus(tmp_path):
     assert summary["counts"]["documents"] == 249
     assert set(summary["retrievers"]) == {"bm25", "tfidf"}
     assert (tmp_path / "demo" / "records.parquet").is_file()
+
+
+def test_compare_takes_the_declared_score_range(tmp_path, capsys):
+    """Graded scores in [0, 5]: nothing is known from the values; --score-range 0,5 gives
+    A − B the range [−5, 5], on which the range-respecting intervals are computed."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for system, shift in (("a", 0.6), ("b", 0.0)):
+        for q in range(60):
+            value = float(np.clip(np.round(rng.normal(2.5 + shift, 1.0)), 0, 5))
+            rows.append({"system": system, "query_id": q, "doc_id": f"d{q % 15}", "grade": value})
+    path = tmp_path / "graded.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    base = ["compare", str(path), "--systems", "a,b", "--seed", "1", "--bootstrap-reps", "199",
+            "--permutation-reps", "199", "--json"]  # fmt: skip
+    assert main(base) == 0
+    unknown = json.loads(capsys.readouterr().out)
+    assert unknown["bounds"] is None
+    assert "logit" not in [iv["method"] for iv in unknown["estimands"]["micro"]["intervals"]]
+    assert main([*base, "--score-range", "0,5"]) == 0
+    known = json.loads(capsys.readouterr().out)
+    assert known["bounds"] == [-5.0, 5.0]
+    micro = {iv["method"]: iv for iv in known["estimands"]["micro"]["intervals"]}
+    assert micro["logit"]["lower"] is not None and micro["korn_graubard"]["lower"] is not None
+    shown = micro[known["estimands"]["micro"]["recommended"]]
+    assert -5.0 <= shown["lower"] <= shown["upper"] <= 5.0 and not shown["outside_range"]
+    assert main([*base, "--score-range", "0,4"]) == 2  # a score of 5 lies outside it
+    assert "outside the declared range" in capsys.readouterr().err

@@ -98,6 +98,7 @@ class MetricEvaluation(Tidy):
             "intervals": micro["intervals"],
             "macro": d["estimands"]["macro"],
             "warnings": d["warnings"],
+            "bounds": d.get("bounds"),
         }
 
     def rows(self) -> list[dict[str, Any]]:

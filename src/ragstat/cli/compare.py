@@ -45,6 +45,7 @@ class CompareOptions(o.AnalysisOptions, o.DesignOptions, o.SourceOptions, o.Outp
     systems: Systems = None
     cluster: o.Cluster = "doc_id"
     score: o.Score = None
+    score_range: o.ScoreRange = None
     query_id: QueryId = "query_id"
     on_missing: OnMissing = "error"
     permutation_reps: PermutationReps = 9_999
@@ -88,6 +89,7 @@ def compare(a: CompareOptions) -> None:
             design=a.design,
             strata=a.strata,
             population_file=a.population_file,
+            score_range=a.score_range,
         )
         result = run.result
         log.config["seed"] = result.report.seed
@@ -122,7 +124,11 @@ def _render_two_sample(d: dict, score: str | None) -> None:
     from ragstat.cli.terminal import console, literal
 
     c = console()
-    c.print(literal(two_sample_sentence(d, score), "bold"), soft_wrap=True, emoji=False)
+    c.print(
+        literal(two_sample_sentence(d, score or d.get("score")), "bold"),
+        soft_wrap=True,
+        emoji=False,
+    )
     (x, y), (ka, kb) = d["arms"], d["units"]
     c.print(f"two-sample {x} − {y}: {ka} vs {kb} units ({d['rows'][0]:g} vs {d['rows'][1]:g} rows)")
     c.print(

@@ -11,6 +11,7 @@ from ragstat.inference.headline import describe, flag_words, headlines, unit_sca
 from ragstat.inference.paired import ComparisonReport
 from ragstat.inference.results import Diagnostics, EstimandResult, Interval, IntervalReport
 from ragstat.inference.verdict import QUESTIONS, Verdict, format_amount, verdicts
+from ragstat.inference.verdict import two_sample_sentence as two_sample_sentence
 
 _DESCRIBE = {
     "micro": "micro — rate of a random query (Σs / Σn)",
@@ -135,25 +136,4 @@ def print_comparison(result: ComparisonReport, source: str, console: Console | N
     console.print(
         f"documents with equal rates (ties): {p.ties_share:.1%}; identical on every query: "
         f"{p.identical_share:.1%}; sign-flip permutation p ({how}): {pvals}"
-    )
-
-
-def two_sample_sentence(d: dict, score: str | None = None) -> str:
-    """The verdict of a two-sample comparison (A − B, independent arms), one sentence."""
-    a, b = (str(x) for x in d["arms"])
-    what = f"on {score}" if score else "on the score"
-    scale = unit_scale(d.get("bounds"))
-    unit = " points" if scale == 100.0 else ""
-    units = f"{d['units'][0]:,} vs {d['units'][1]:,} units"
-    level = f"{d['level'] * 100:g} %"
-    lo, hi, est = d["lower"], d["upper"], d["estimate"]
-    if lo is None or hi is None or est is None:
-        return f"{a} − {b} {what}: no interval could be computed ({units})"
-    if lo <= 0 <= hi:
-        span = f"{format_amount(lo, scale, True)} to {format_amount(hi, scale, True)}{unit}"
-        return f"{a} and {b} cannot be told apart {what}: the {level} interval {span} includes 0 ({units})"
-    win, lose, est, lo, hi = (a, b, est, lo, hi) if lo > 0 else (b, a, -est, -hi, -lo)
-    return (
-        f"{win} beats {lose} {what} by {format_amount(est, scale)}{unit} ({level} interval "
-        f"{format_amount(lo, scale)} to {format_amount(hi, scale)}, {units}): a real difference"
     )

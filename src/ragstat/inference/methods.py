@@ -327,7 +327,11 @@ def korn_graubard(x: Sample, estimand: str) -> Interval:
     f = x.fpc if x.fpc < 1 else None
     if unit <= 0 or unit >= 1:
         lo, hi = bounded.clopper_pearson_at_bound(unit, n, df, x.level)
-        why = f"estimate is exactly {theta:g}: Clopper–Pearson with design effect 1 (n_eff = {n:g})"
+        n_eff = n * bounded.df_factor(n, df, x.level) if n > 1 else float(n)  # as that rule
+        why = (
+            f"estimate is exactly {theta:g}: Clopper–Pearson with design effect 1 "
+            f"(n = {n:g} observations, n_eff = {n_eff:.4g} after the t-df factor)"
+        )
         iv = Interval(
             "korn_graubard", estimand, theta, x.from_unit(lo), x.from_unit(hi), x.level, "beta",
             se=0.0, df=df, reason=why,

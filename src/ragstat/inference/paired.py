@@ -157,10 +157,14 @@ class ComparisonReport(Tidy):
     def headline_rows(self) -> list[dict[str, Any]]:
         return recommended_rows(self.report.estimands)
 
+    def sentences(self) -> list[str]:
+        """The plain verdicts, one per estimand (what the ``repr`` opens with)."""
+        a, b = self.systems
+        return [v.sentence for v in verdicts(self, a, b, score=self.report.score)]
+
     def title(self) -> str:
         a, b = self.systems
-        lines = [v.sentence for v in verdicts(self, a, b, score=self.report.score)]
-        return "\n".join([f"{a} − {b}: " + self.report.title(), *lines])
+        return f"{a} − {b}: " + self.report.title()
 
 
 #: Monte-Carlo sign flips: at 10⁷ the SE of a p-value near 0.05 is 0.00007; more only costs time.

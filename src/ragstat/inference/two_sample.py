@@ -28,6 +28,7 @@ from scipy import stats as sps
 
 from ragstat.errors import InputError
 from ragstat.inference.variance import df_bell_mccaffrey, se_cr2
+from ragstat.inference.verdict import two_sample_sentence
 from ragstat.tidy import Tidy, plain
 
 __all__ = ["TwoSampleResult", "two_sample"]
@@ -51,6 +52,8 @@ class TwoSampleResult(Tidy):
     p: float
     se_arms: tuple[float, float]
     df_arms: tuple[float, float]
+    score: str | None = None
+    bounds: tuple[float, float] | None = None
 
     headline_columns = ("estimate", "lower", "upper", "se", "df", "p")
 
@@ -72,12 +75,18 @@ class TwoSampleResult(Tidy):
             "p": self.p,
             "se_arms": list(self.se_arms),
             "df_arms": list(self.df_arms),
+            "score": self.score,
+            "bounds": None if self.bounds is None else list(self.bounds),
         }
 
     def rows(self) -> list[dict[str, Any]]:
         d = self.to_dict()
         keys = ("estimate", "lower", "upper", "se", "df", "t", "p", "level")
         return [{"contrast": f"{self.arms[0]} − {self.arms[1]}"} | {k: plain(d[k]) for k in keys}]
+
+    def sentences(self) -> list[str]:
+        """The plain verdict (who beats whom, by how much, is it real) the ``repr`` opens with."""
+        return [two_sample_sentence(self.to_dict(), self.score)]
 
     def title(self) -> str:
         a, b = self.arms
@@ -105,8 +114,13 @@ def two_sample(
     *,
     level: float = 0.95,
     arms: tuple[str, str] = ("A", "B"),
+    score: str | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> TwoSampleResult:
-    """A − B from per-unit row counts ``n`` and score sums ``s`` of each arm."""
+    """A − B from per-unit row counts ``n`` and score sums ``s`` of each arm.
+
+    ``score`` names the score in the verdict; ``bounds`` is the difference's known range
+    ([−1, 1] for two rates: the verdict is then in points)."""
     if not 0 < level < 1:
         raise InputError(f"level must be between 0 and 1, got {level}")
     mean_a, N_a, se_a, nu_a = _arm(n_a, s_a, arms[0])
@@ -119,5 +133,5 @@ def two_sample(
     p = float(2 * sps.t.sf(abs(t), df)) if se > 0 else float("nan")
     return TwoSampleResult(
         arms, (int(np.size(n_a)), int(np.size(n_b))), (N_a, N_b), (mean_a, mean_b), est, se, df,
-        level, est - half, est + half, t, p, (se_a, se_b), (nu_a, nu_b),
+        level, est - half, est + half, t, p, (se_a, se_b), (nu_a, nu_b), score, bounds,
     )  # fmt: skip

@@ -36,6 +36,7 @@ __all__ = [
     "Verdict",
     "cluster_noun",
     "format_amount",
+    "two_sample_sentence",
     "unit_scale_for",
     "verdicts",
 ]
@@ -171,3 +172,24 @@ def _scale(data: Mapping[str, Any]) -> float:
     if "bounds" in data:
         return headline_unit_scale(data["bounds"])
     return unit_scale_for(str(data.get("score", "")))
+
+
+def two_sample_sentence(d: dict, score: str | None = None) -> str:
+    """The verdict of a two-sample comparison (A − B, independent arms), one sentence."""
+    a, b = (str(x) for x in d["arms"])
+    what = f"on {score}" if score else "on the score"
+    scale = headline_unit_scale(d.get("bounds"))
+    unit = " points" if scale == 100.0 else ""
+    units = f"{d['units'][0]:,} vs {d['units'][1]:,} units"
+    level = f"{d['level'] * 100:g} %"
+    lo, hi, est = d["lower"], d["upper"], d["estimate"]
+    if lo is None or hi is None or est is None:
+        return f"{a} − {b} {what}: no interval could be computed ({units})"
+    if lo <= 0 <= hi:
+        span = f"{format_amount(lo, scale, True)} to {format_amount(hi, scale, True)}{unit}"
+        return f"{a} and {b} cannot be told apart {what}: the {level} interval {span} includes 0 ({units})"
+    win, lose, est, lo, hi = (a, b, est, lo, hi) if lo > 0 else (b, a, -est, -hi, -lo)
+    return (
+        f"{win} beats {lose} {what} by {format_amount(est, scale)}{unit} ({level} interval "
+        f"{format_amount(lo, scale)} to {format_amount(hi, scale)}, {units}): a real difference"
+    )

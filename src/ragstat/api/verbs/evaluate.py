@@ -43,6 +43,7 @@ from ragstat.inference.provenance import SourceInfo
 from ragstat.inference.verdict import cluster_noun, verdicts
 from ragstat.metrics import Clustering, EvaluationTable, Qrels, Run, parse_metric
 from ragstat.records import aggregate_arrays
+from ragstat.records.docstats import difference_range, known_range
 
 __all__ = [
     "METHODS_PAIRED",
@@ -55,7 +56,9 @@ __all__ = [
 ]
 
 #: Methods of the paired differences: None, ``compare``'s own default set, so a difference's
-#: headline is the one ``ragstat compare`` shows for the same data, seed and level.
+#: headline is the one ``ragstat compare`` shows for the same data, seed and level. With the
+#: difference's known range ([−1, 1] for metrics in [0, 1]) that set includes the
+#: range-respecting ``logit`` and ``korn_graubard``, and no interval leaving it is recommended.
 METHODS_PAIRED = None
 #: Per-run metrics (in [0, 1]): every method ``analyze`` may recommend (all but the
 #: never-recommended ``wald_effective_n`` and the query bootstrap, which needs the rows), so
@@ -331,7 +334,20 @@ def _paired(
         if stats.K < 2:
             notes.append(f"{metric}: fewer than two clusters, no paired interval")
             continue
-        res = compare(stats, level=level, seed=seed, bootstrap_reps=reps, methods=METHODS_PAIRED)
+        bounds = difference_range(_known(rec, a), _known(rec, b))
+        res = compare(
+            stats, level=level, seed=seed, bootstrap_reps=reps, methods=METHODS_PAIRED,
+            bounds=bounds,
+        )  # fmt: skip
         found = verdicts(res, a, b, score=metric, clusters=noun)
         out[metric] = PairedMetric(metric, res, found, stats=stats)
     return PairedEvaluation(systems, queries, out, tuple(notes))
+
+
+def _known(rec: pd.DataFrame, system: str) -> tuple[float, float] | None:
+    """The range a run's metric is known to lie in, read from its values: [0, 1] when every
+    per-query value is there (every IR metric), else None (`records.known_range`)."""
+    values = rec.loc[rec["system"] == system, "value"].dropna().to_numpy(float)
+    if values.size == 0:
+        return None
+    return known_range((float(values.min()), float(values.max())))
