@@ -28,6 +28,12 @@ EXAMPLES = {
     "nuggets": [str(FORMATS / "nuggets" / "answers.jsonl"), "--cluster-by", "topic"],
     "chunking": [str(FORMATS / "chunking" / "chunks.jsonl")],
     "rewriting": [str(FORMATS / "rewriting" / "queries.jsonl"), "--score", "recall@10"],
+    "generation": [str(FORMATS / "generation" / "answers.jsonl")],
+    "ontology": [
+        str(FORMATS / "ontology" / "items.jsonl"),
+        "--taxonomy",
+        str(FORMATS / "ontology" / "taxonomy.csv"),
+    ],
 }
 
 

@@ -11,27 +11,27 @@ by ``--cluster-by`` (e.g. the source document). The work is
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ragstat.cli import items
-from ragstat.cli import options as o
+from ragstat.cli.verb import options_command
+
+File = Annotated[
+    Path, typer.Argument(help="JSONL, one answer per line (fields: docs/formats.md#generation)")
+]
 
 
-def generation(
-    file: Annotated[
-        Path, typer.Argument(help="JSONL, one answer per line (fields: docs/formats.md#generation)")
-    ],
-    cluster_by: Annotated[
-        str | None, typer.Option(help="Field with the cluster (e.g. doc_id)")
-    ] = None,
-    level: o.Level = 0.95,
-    bootstrap_reps: o.Reps = 1999,
-    seed: o.Seed = None,
-    as_json: o.Json = False,
-) -> None:
+@dataclass(frozen=True, kw_only=True)
+class GenerationOptions(items.ItemOptions):
+    file: File
+
+
+@options_command(GenerationOptions)
+def generation(a: GenerationOptions) -> None:
     """Faithfulness, short-answer EM/F1, citation P/R, unseen-entity flags, refusals.
 
     One JSON object per answer: id, and per metric judgment | answer + gold | cited +
@@ -39,7 +39,12 @@ def generation(
     """
     from ragstat.api.verbs.generation import generation as score_answers
 
-    result = score_answers(
-        file, cluster_by=cluster_by, level=level, bootstrap_reps=bootstrap_reps, seed=seed
-    )
-    items.emit(result, as_json, file)
+    result = items.run_recorded(
+        "generation", a, {"file": a.file},
+        lambda: score_answers(
+            a.file, cluster_by=a.cluster_by, level=a.level, bootstrap_reps=a.bootstrap_reps,
+            seed=a.seed,
+        ),
+        items.describe_items,
+    )  # fmt: skip
+    items.emit(result, a.as_json, a.file)

@@ -8,24 +8,27 @@ The work is :func:`ragstat.api.verbs.ontology.ontology`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ragstat.cli import items
-from ragstat.cli import options as o
+from ragstat.cli.verb import options_command
+
+File = Annotated[Path, typer.Argument(help="JSONL items: id, gold, predicted")]
+Taxonomy = Annotated[Path, typer.Option(help="Edges file (parent, child): JSONL or CSV")]
 
 
-def ontology(
-    file: Annotated[Path, typer.Argument(help="JSONL items: id, gold, predicted")],
-    taxonomy: Annotated[Path, typer.Option(help="Edges file (parent, child): JSONL or CSV")],
-    cluster_by: Annotated[str | None, typer.Option(help="Field with the cluster")] = None,
-    level: o.Level = 0.95,
-    bootstrap_reps: o.Reps = 1999,
-    seed: o.Seed = None,
-    as_json: o.Json = False,
-) -> None:
+@dataclass(frozen=True, kw_only=True)
+class OntologyOptions(items.ItemOptions):
+    file: File
+    taxonomy: Taxonomy
+
+
+@options_command(OntologyOptions)
+def ontology(a: OntologyOptions) -> None:
     """Hierarchical precision/recall/F1 over ancestor sets, Wu–Palmer, confusion shares.
 
     Items: JSONL with id, gold, predicted; taxonomy: parent,child edges. Fields, examples,
@@ -33,12 +36,12 @@ def ontology(
     """
     from ragstat.api.verbs.ontology import ontology as score_items
 
-    result = score_items(
-        file,
-        taxonomy,
-        cluster_by=cluster_by,
-        level=level,
-        bootstrap_reps=bootstrap_reps,
-        seed=seed,
-    )
-    items.emit(result, as_json, file)
+    result = items.run_recorded(
+        "ontology", a, {"file": a.file, "taxonomy": a.taxonomy},
+        lambda: score_items(
+            a.file, a.taxonomy, cluster_by=a.cluster_by, level=a.level,
+            bootstrap_reps=a.bootstrap_reps, seed=a.seed,
+        ),
+        items.describe_items,
+    )  # fmt: skip
+    items.emit(result, a.as_json, a.file)
