@@ -225,6 +225,23 @@ def test_estimates_equal_brute_force_and_evaluate(case):
     assert 0.0 <= c.lower < 0.2 < c.upper <= 1.0
 
 
+def test_paired_differences_know_their_range(case):
+    """P@k and recall@k lie in [0, 1], so hard − soft lies in [−1, 1]: compare gets that
+    range (range-respecting intervals computed, none leaving it shown)."""
+    r = run_rule(case)
+    for name in ("precision_gain", "recall_difference"):
+        report = r.context["intervals"][name]
+        assert report["bounds"] == [-1.0, 1.0]
+        for est in report["estimands"].values():
+            methods = {iv["method"]: iv for iv in est["intervals"]}
+            assert methods["logit"]["lower"] is not None
+            assert methods["korn_graubard"]["lower"] is not None
+            assert not methods[est["recommended"]]["outside_range"]
+        c = r.condition(name)
+        assert -1.0 <= c.lower <= c.estimate <= c.upper <= 1.0
+    assert r.context["intervals"]["exclusion_rate"]["bounds"] == [0.0, 1.0]
+
+
 def _bounds(result) -> tuple[float, float]:
     iv = result.get(result.recommended)
     return iv.lower, iv.upper

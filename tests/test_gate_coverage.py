@@ -4,10 +4,11 @@ A census of documents with unequal sizes and a strong document effect on the pai
 difference (queries of a document share their rates under both systems) holds a
 candidate whose true micro difference from the baseline is exactly −2·margin: the gate
 must fail it. Simple random samples of K documents are drawn from the census and the
-gate is decided at 95 % on each; the document-clustered interval (CR2 with the
-Bell–McCaffrey df, what ``ragstat gate`` uses) must wrongly pass in at most 5 % + 3 MC SE
-of the samples, while the naive query-level interval (queries taken as independent)
-wrongly passes clearly more often.
+gate is decided at 95 % on each; the document-clustered interval ``ragstat gate`` uses
+(``compare``'s recommendation for a difference of two 0/1 scores, known in [−1, 1]: at
+K = 30 documents the paired coverage table picks Korn–Graubard on the rescaled range) must
+wrongly pass in at most 5 % + 3 MC SE of the samples, while the naive query-level interval
+(queries taken as independent) wrongly passes clearly more often.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ D = 2000  # documents in the census
 K = 30  # documents per sample
 R = 1000  # samples
 LEVEL = 0.95
+PAIRED_RANGE = (-1.0, 1.0)  # y_candidate − y_baseline of two 0/1 scores
+GATE_METHOD = "korn_graubard"  # what the gate decides on at K = 30 (checked below)
 
 
 def census(seed: int = 2024) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -59,16 +62,19 @@ def _sample(rng: np.random.Generator, n: np.ndarray) -> np.ndarray:
 
 
 def _intervals(doc: np.ndarray, diff: np.ndarray, seed: int) -> dict:
-    stats = replace(aggregate_arrays(doc, diff, score="diff"), binary=False)
+    stats = replace(
+        aggregate_arrays(doc, diff, score="diff"), binary=False, difference=True,
+        bounds=PAIRED_RANGE,
+    )  # fmt: skip
     report = analyze(
         stats,
         level=LEVEL,
-        methods=["cr2_bm", "wald_iid"],
+        methods=[GATE_METHOD, "wald_iid"],
         estimands=["micro"],
         seed=seed,
         bootstrap_reps=99,
     )
-    return {m: report.estimands["micro"].get(m) for m in ("cr2_bm", "wald_iid")}
+    return {m: report.estimands["micro"].get(m) for m in (GATE_METHOD, "wald_iid")}
 
 
 def test_the_simulated_decision_is_the_gate_decision(population, tmp_path):
@@ -91,9 +97,10 @@ def test_the_simulated_decision_is_the_gate_decision(population, tmp_path):
     }  # fmt: skip
     got = ragstat.gate(spec, base=tmp_path).gates[0]
     assert got.K == K and idx.size == got.N
-    assert got.method == "cr2_bm", got.method
-    want = _intervals(doc[idx], diff[idx], seed=0)["cr2_bm"]
+    assert got.method == GATE_METHOD, got.method
+    want = _intervals(doc[idx], diff[idx], seed=0)[GATE_METHOD]
     iv = got.decision.interval
+    assert -1.0 <= iv.lower <= iv.upper <= 1.0 and not iv.outside_range
     assert iv.lower == pytest.approx(want.lower, abs=1e-12)
     assert iv.upper == pytest.approx(want.upper, abs=1e-12)
     assert got.decision.outcome == outcome(got.spec, want.lower, want.upper)
@@ -104,18 +111,18 @@ def test_clustered_gate_rarely_passes_a_worse_system_naive_often(population):
     doc, _, _, n, diff, truth, margin = population
     gate = GateSpec(name="ni", kind="not_worse_than_baseline", metric="hit1", margin=margin)
     rng = np.random.default_rng(20240615)
-    wrong = {"cr2_bm": 0, "wald_iid": 0}
+    wrong = {GATE_METHOD: 0, "wald_iid": 0}
     for r in range(R):
         idx = _sample(rng, n)
         for method, iv in _intervals(doc[idx], diff[idx], seed=r).items():
             assert iv is not None and iv.available, method
             wrong[method] += outcome(gate, iv.lower, iv.upper) == "pass"
-    clustered, naive = wrong["cr2_bm"] / R, wrong["wald_iid"] / R
+    clustered, naive = wrong[GATE_METHOD] / R, wrong["wald_iid"] / R
     limit = 0.05 + 3 * np.sqrt(0.05 * 0.95 / R)
     se_naive = np.sqrt(naive * (1 - naive) / R)
     text = (
         f"truth {truth:+.4f} = −2 × margin {margin:.4f}; wrong passes over {R} samples of "
-        f"K = {K} documents: clustered (cr2_bm) {clustered:.2%}, naive (wald_iid) {naive:.2%}"
+        f"K = {K} documents: clustered ({GATE_METHOD}) {clustered:.2%}, naive (wald_iid) {naive:.2%}"
     )
     print(text)
     assert clustered <= limit, text

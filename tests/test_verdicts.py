@@ -20,11 +20,16 @@ from ragstat.records.paired import Pairing
 IR = Path(__file__).parent / "reference" / "ir"
 
 
-def _report(estimate, lower, upper, *, available=True, reason=None, recommended="cr2_bm"):
+def _report(
+    estimate, lower, upper, *, available=True, reason=None, recommended="cr2_bm", bounds=(-1, 1)
+):
+    """A comparison's report as JSON; ``bounds`` (the difference's known range: [−1, 1] for
+    two rates, None unknown) decides the units: points for rates, else the score's own."""
     iv = {"method": "cr2_bm", "lower": lower, "upper": upper, "available": available}
     iv["reason"] = reason
     est = {"estimate": estimate, "recommended": recommended, "intervals": [iv]}
-    return {"level": 0.95, "K": 249, "estimands": {"micro": est}}
+    known = None if bounds is None else list(bounds)
+    return {"level": 0.95, "K": 249, "estimands": {"micro": est}, "bounds": known}
 
 
 def _one(*args, score="hit@1", **kw):
@@ -65,11 +70,16 @@ def test_negative_difference_b_beats_a():
 def test_points_versus_plain_units():
     assert unit_scale_for("hit@1") == unit_scale_for("nDCG@10") == unit_scale_for("mrr") == 100
     assert unit_scale_for("rank") == unit_scale_for("latency_ms") == 1
-    v = _one(0.35, 0.1, 0.6, score="rank")
+    v = _one(0.35, 0.1, 0.6, score="rank", bounds=None)  # no known range: its own units
     assert v.unit == "score units"
     assert "beats tfidf on rank by 0.350 (95 % interval 0.100 to 0.600," in v.sentence
     assert "points" not in v.sentence
-    (forced,) = verdicts(_report(2.5, 1.25, 3.75), "a", "b", score="rank", unit_scale=1)
+    (forced,) = verdicts(_report(2.5, 1.25, 3.75, bounds=None), "a", "b", score="rank",
+                         unit_scale=1)  # fmt: skip
+    (named,) = verdicts(_report(0.022, 0.017, 0.027, bounds=None), "a", "b", score="hit1")
+    assert named.unit == "score units"  # units come from the range, never from the name
+    (ranged,) = verdicts(_report(0.022, 0.017, 0.027), "a", "b", score="hit1")
+    assert ranged.unit == "points" and "by 2.2 points" in ranged.sentence
     assert "by 2.50 (95 % interval 1.25 to 3.75" in forced.sentence
     assert (
         format_amount(-0.00004, 100) == "\u22120.0040" and format_amount(0.0, 100, True) == "+0.0"
@@ -82,8 +92,8 @@ def test_unavailable_interval_is_said_plainly():
     assert "+3.0 points, but no interval could be computed: " in v.sentence
     assert "fewer than 2 documents" in v.sentence
     v = _one(0.03, 0.01, 0.05, recommended=None)
-    assert v.real is None and "no interval could be computed: no method is recommended" in (
-        v.sentence
+    assert v.real is None and (
+        "no interval could be computed: no method can be recommended on this sample" in v.sentence
     )
     assert json.loads(json.dumps(v.to_dict()))["real"] is None
 

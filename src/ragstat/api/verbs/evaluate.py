@@ -35,6 +35,7 @@ from ragstat.api.evaluation import (
     RunEvaluation,
     draw_seed,
 )
+from ragstat.api.score_bounds import difference_bounds
 from ragstat.api.sources import Source
 from ragstat.errors import InputError
 from ragstat.inference import analyze
@@ -43,7 +44,6 @@ from ragstat.inference.provenance import SourceInfo
 from ragstat.inference.verdict import cluster_noun, verdicts
 from ragstat.metrics import Clustering, EvaluationTable, Qrels, Run, parse_metric
 from ragstat.records import aggregate_arrays
-from ragstat.records.docstats import difference_range, known_range
 
 __all__ = [
     "METHODS_PAIRED",
@@ -334,7 +334,8 @@ def _paired(
         if stats.K < 2:
             notes.append(f"{metric}: fewer than two clusters, no paired interval")
             continue
-        bounds = difference_range(_known(rec, a), _known(rec, b))
+        side = {x: rec.loc[rec["system"] == x, "value"] for x in (a, b)}
+        bounds = difference_bounds(side[a], side[b])  # [−1, 1] for metrics in [0, 1]
         res = compare(
             stats, level=level, seed=seed, bootstrap_reps=reps, methods=METHODS_PAIRED,
             bounds=bounds,
@@ -342,12 +343,3 @@ def _paired(
         found = verdicts(res, a, b, score=metric, clusters=noun)
         out[metric] = PairedMetric(metric, res, found, stats=stats)
     return PairedEvaluation(systems, queries, out, tuple(notes))
-
-
-def _known(rec: pd.DataFrame, system: str) -> tuple[float, float] | None:
-    """The range a run's metric is known to lie in, read from its values: [0, 1] when every
-    per-query value is there (every IR metric), else None (`records.known_range`)."""
-    values = rec.loc[rec["system"] == system, "value"].dropna().to_numpy(float)
-    if values.size == 0:
-        return None
-    return known_range((float(values.min()), float(values.max())))

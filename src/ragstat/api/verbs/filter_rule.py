@@ -38,6 +38,7 @@ import pandas as pd
 
 import ragstat.api.verbs.evaluate as evaluate_verb
 from ragstat.api.evaluation import draw_seed, json_ready
+from ragstat.api.score_bounds import difference_bounds
 from ragstat.decisions.filter_rule import (
     EPSILON_AGAINST,
     Estimate,
@@ -94,12 +95,6 @@ def _eligible(table: EvaluationTable, metric: str) -> list[str]:
     return queries
 
 
-def _difference(table: EvaluationTable, metric: str, queries: list[str]) -> np.ndarray:
-    hard = table.values(metric, "hard").reindex(queries)
-    soft = table.values(metric, "soft").reindex(queries)
-    return (hard - soft).to_numpy(float)
-
-
 def _excluded(qrels: Any, hard: Any, queries: list[str]) -> tuple[np.ndarray, float]:
     """Per eligible query: 1 when the hard run lists none of its relevant documents; and
     the per-document exclusion rate (excluded relevant documents / relevant documents)."""
@@ -136,11 +131,17 @@ def _clusters(clustering: Clustering, queries: list[str]) -> np.ndarray:
 
 
 def _paired(
-    cl: np.ndarray, diff: np.ndarray, score: str, level: float, seed: int, reps: int
-) -> IntervalReport:
-    stats = aggregate_arrays(cl, diff, score=score)
-    # compare's own default methods: the same recommendation as ``ragstat compare``
-    return compare(stats, level=level, seed=seed, bootstrap_reps=reps).report
+    cl: np.ndarray, table: EvaluationTable, metric: str, queries: list[str],
+    level: float, seed: int, reps: int,
+) -> IntervalReport:  # fmt: skip
+    """metric(hard) − metric(soft) per eligible query, by ``compare`` itself: its default
+    methods and recommendation, on the difference's range read from both runs' values
+    ([−1, 1] for P@k and recall@k), so no interval leaving it is ever the one shown."""
+    hard = table.values(metric, "hard").reindex(queries)
+    soft = table.values(metric, "soft").reindex(queries)
+    stats = aggregate_arrays(cl, (hard - soft).to_numpy(float), score=f"{metric} hard - soft")
+    bounds = difference_bounds(hard, soft)
+    return compare(stats, level=level, seed=seed, bootstrap_reps=reps, bounds=bounds).report
 
 
 def _rate(
@@ -207,11 +208,9 @@ def _measure(
     cl = _clusters(clustering, queries)
     excluded, document_rate = _excluded(q, runs[0], queries)
     reports = {
-        "precision_gain": _paired(cl, _difference(table, p, queries), f"{p} hard - soft",
-                                  level, seed, reps),
+        "precision_gain": _paired(cl, table, p, queries, level, seed, reps),
         "exclusion_rate": _rate(cl, excluded, level, seed, reps),
-        "recall_difference": _paired(cl, _difference(table, r, queries), f"{r} hard - soft",
-                                     level, seed, reps),
+        "recall_difference": _paired(cl, table, r, queries, level, seed, reps),
     }  # fmt: skip
     context = {
         "queries": _queries(table, len(queries)),

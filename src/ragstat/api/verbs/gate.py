@@ -45,6 +45,7 @@ import tomllib
 
 from ragstat.api.columns import resolve_column
 from ragstat.api.gate_inputs import GateInput, load_input
+from ragstat.api.score_bounds import difference_bounds
 from ragstat.decisions.gates import (
     CORRECTIONS,
     Decision,
@@ -289,13 +290,14 @@ class _Decider:
         _nonempty(base, where)
         diff = _differences(frame, base, metric, where)
         ev.unpaired = len(frame) + len(base) - 2 * len(diff)
-        # The paired interval on y_candidate − y_baseline per query, by `compare` itself (its
-        # methods, range and recommendation; one sign flip: a gate does not use the test).
+        # The paired interval on y_candidate − y_baseline by `compare` (its methods, recommendation,
+        # range from both inputs' values: [−1, 1] for [0, 1] scores; a gate uses no sign flip).
         stats = aggregate_arrays(
             diff["doc_id"].to_numpy(object), diff["difference"].to_numpy(float)
         )
+        sides = [f.inputs[n].frame[metric] for n in (spec.input or "candidate", _baseline(spec, f))]
         ev.report = compare(stats, level=level_, estimands=est, seed=seed, bootstrap_reps=reps,
-                            permutation_reps=1).report  # fmt: skip
+                            permutation_reps=1, bounds=difference_bounds(*sides)).report  # fmt: skip
         return ev.report.estimands[spec.estimand]
 
 
