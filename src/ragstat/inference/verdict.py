@@ -14,6 +14,9 @@ report recommends for that estimand:
 Each sentence opens with the question its estimand answers: micro "a random query", macro
 "a typical document". Scores in [0, 1] are shown in points (× 100, one decimal); other
 scores in their own units.
+
+:func:`two_sample_sentence` says the same of two independent arms (``compare --design
+two-sample``): who beats whom, by how much, and whether the interval excludes 0.
 """
 
 from __future__ import annotations
