@@ -92,3 +92,28 @@ def assert_complete(out: Path) -> dict:
     present = {k for k in snapshot(out) if not k.startswith("index/")} - {NOTE}
     assert present == listed
     return manifest
+
+
+# ---------------------------------------------------------------- the demo, built once
+
+
+@pytest.fixture(scope="session")
+def demo_workdir(tmp_path_factory) -> Path:
+    """A folder holding ``ragstat-demo/`` as ``ragstat demo`` writes it (built once per test
+    session: the README, the docs' generated outputs and the one-answer test share it)."""
+    import subprocess
+    import sys
+
+    where = tmp_path_factory.mktemp("demo")
+    env = {**os.environ, "RAGSTAT_REGISTRY": str(where / "demo-registry.sqlite")}
+    res = subprocess.run(
+        [sys.executable, "-m", "ragstat", "demo", "--out", "ragstat-demo", "--quiet"],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
+    assert res.returncode == 0, res.stderr
+    assert (where / "ragstat-demo" / "records.parquet").is_file()
+    return where

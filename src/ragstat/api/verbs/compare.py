@@ -18,6 +18,7 @@ from ragstat.api.design import (
     srs_options,
     strata_column,
 )
+from ragstat.api.score_bounds import difference_bounds
 from ragstat.errors import InputError
 from ragstat.inference import DEFAULT_REPS
 from ragstat.inference.paired import ComparisonReport
@@ -146,7 +147,9 @@ def compare_two_sample(
             f"{len(shared)} unit(s) in both arms (e.g. {shared[0]!r}): a two-sample design needs "
             "units nested in arms; the same units in both arms is the paired design"
         )
-    return two_sample(n_a, s_a, n_b, s_b, level=level, arms=(names[0], names[1]))
+    bounds = difference_bounds(*(f[s] for f, _, s in parts))  # from the values of each arm
+    arms = (names[0], names[1])
+    return two_sample(n_a, s_a, n_b, s_b, level=level, arms=arms, score=score_a, bounds=bounds)
 
 
 def _arm_names(a: Data, b: Data, pair: tuple[str, str] | None) -> tuple[str, str]:

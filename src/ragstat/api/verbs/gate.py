@@ -6,7 +6,7 @@ A gates file (TOML) names its inputs, the level, the family correction and the g
     correction = "holm"          # holm | bonferroni | bh | none
     inconclusive = "blocks"      # blocks | passes: does an inconclusive gate block?
     seed = 0
-    bootstrap_reps = 1999
+    bootstrap_reps = 9999         # as ragstat interval: the same seed gives the same bounds
 
     [inputs.candidate]
     path = "study/records.parquet"
@@ -58,6 +58,7 @@ from ragstat.decisions.gates import (
 from ragstat.decisions.pvalue import gate_p_value
 from ragstat.errors import InputError
 from ragstat.inference.headline import headline
+from ragstat.inference.names import DEFAULT_REPS
 from ragstat.inference.paired import compare
 from ragstat.inference.results import EstimandResult, IntervalReport
 from ragstat.records import aggregate_arrays
@@ -110,7 +111,7 @@ def _settings(data: Mapping[str, Any]) -> tuple[float, str, bool, int, int]:
     if blocks not in ("blocks", "passes"):
         raise InputError("gates file: inconclusive must be 'blocks' or 'passes'")
     seed = _setting(data, "seed", int, 0)
-    reps = _setting(data, "bootstrap_reps", int, 1999)
+    reps = _setting(data, "bootstrap_reps", int, DEFAULT_REPS)
     if seed < 0 or reps < 99:
         raise InputError("gates file: seed must be ≥ 0 and bootstrap_reps ≥ 99")
     return level, correction, blocks == "blocks", seed, reps

@@ -1,0 +1,146 @@
+"""One answer everywhere: on the demo's records, the same recommended method and bounds for
+bm25's micro and macro hit@1 in `ragstat interval` (terminal and JSON), `ragstat.interval`,
+the study's summary.json and report, a release gate on the same score, and the run page of
+`ragstat ui` — all read through :mod:`ragstat.inference.headline`."""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import ragstat
+from ragstat.cli import main
+from ragstat.inference.headline import describe, headline
+from ragstat.registry import Registry
+
+ESTIMANDS = ("micro", "macro")
+SERVE = (
+    "import sys, uvicorn\n"
+    "from ragstat.ui import create_app\n"
+    "uvicorn.run(create_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]),"
+    " log_level='warning')\n"
+)
+
+
+@pytest.fixture(scope="module")
+def demo(demo_workdir) -> dict:
+    folder = demo_workdir / "ragstat-demo"
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    return {"folder": folder, "records": folder / "records.parquet", "summary": summary}
+
+
+def _same(a, b) -> None:
+    """Two headlines: the same method and the same bounds (to the last digit but one)."""
+    assert a.available and b.available, (a, b)
+    assert a.method == b.method
+    assert a.lower == pytest.approx(b.lower, rel=0, abs=1e-12)
+    assert a.upper == pytest.approx(b.upper, rel=0, abs=1e-12)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def _ui(registry: Path):
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVE, str(registry), str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(400):
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(base + "/", timeout=2).close()
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"ui exited: {proc.stdout.read() if proc.stdout else ''}")
+            time.sleep(0.05)
+        yield base
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def _page_rows(html: str) -> dict[str, dict[str, str]]:
+    """The run page's headline rows: series name → its data attributes."""
+    rows = {}
+    for tag in re.findall(r'<tr class="series"[^>]*>', html):
+        attrs = dict(re.findall(r'data-([a-z]+)="([^"]*)"', tag))
+        rows[attrs["series"]] = attrs
+    return rows
+
+
+def test_one_headline_everywhere_on_the_demo(demo, capsys, tmp_path):
+    seed = int(demo["summary"]["seed"])
+    records = demo["records"]
+    # the study: summary.json's own report of bm25's hit@1, and the headline it wrote
+    study = demo["summary"]["retrievers"]["bm25"]
+    from_study = {e: headline(study["hit1"], e) for e in ESTIMANDS}
+    # ragstat interval (JSON and terminal), recorded in a registry of its own
+    registry = tmp_path / "registry.sqlite"
+    os.environ["RAGSTAT_REGISTRY"] = str(registry)  # the autouse fixture restores it
+    argv = ["interval", str(records), "--system", "bm25", "--seed", str(seed)]
+    assert main([*argv, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert main(argv) == 0
+    terminal = capsys.readouterr().out.splitlines()
+    # the Python twin and a release gate on the same score
+    twin = ragstat.interval(records, system="bm25", seed=seed)
+    gates = ragstat.gate(
+        {
+            "seed": seed, "correction": "none",
+            "inputs": {"candidate": {"path": str(records), "system": "bm25"}},
+            "gates": [{"name": f"{e} hit1", "kind": "at_least", "metric": "hit1",
+                       "threshold": 0.05, "estimand": e} for e in ESTIMANDS],
+        }
+    )  # fmt: skip
+    by_gate = {g.spec.estimand: g for g in gates.gates}
+    md = (demo["folder"] / "report.md").read_text(encoding="utf-8")
+    report_md = re.sub(r"\\([\\`*_{}\[\]()#+\-.!|<>])", r"\1", md)  # Markdown escapes undone
+    report_html = html.unescape((demo["folder"] / "report.html").read_text(encoding="utf-8"))
+    for i, e in enumerate(ESTIMANDS):
+        h = headline(printed, e)
+        assert h.method is not None and h.K == 249
+        _same(h, from_study[e])
+        _same(h, headline(twin, e))
+        assert study["headline"][e]["method"] == h.method
+        assert study["headline"][e]["lower"] == pytest.approx(h.lower, abs=1e-12)
+        assert study["headline"][e]["upper"] == pytest.approx(h.upper, abs=1e-12)
+        g = by_gate[e]
+        assert (g.method, g.lower, g.upper) == pytest.approx((h.method, h.lower, h.upper))
+        # one sentence, the same words, in the terminal and both reports
+        sentence = describe(h, "hit1", "bm25")
+        assert terminal[i] == sentence
+        assert sentence in report_md
+        assert sentence in report_html
+    # the web view's run page shows the interval run's recorded headline
+    run = next(r for r in Registry(registry).list() if r.command == "interval")
+    with _ui(registry) as base, urllib.request.urlopen(f"{base}/run/{run.run_id}") as r:
+        rows = _page_rows(r.read().decode("utf-8"))
+    for e in ESTIMANDS:
+        h = headline(printed, e)
+        row = next(v for k, v in rows.items() if k.endswith(e))
+        assert row["method"] == h.method
+        assert float(row["lower"]) == pytest.approx(h.lower, abs=1e-12)
+        assert float(row["upper"]) == pytest.approx(h.upper, abs=1e-12)
