@@ -28,6 +28,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _is_wildcard(host: str) -> bool:
+    """Whether ``host`` binds every address of the machine (0.0.0.0, ::)."""
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_unspecified
+    except ValueError:
+        return not host.strip()
+
+
 def ui(
     registry: RegistryPath = None,
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to serve on")] = 8765,
@@ -41,9 +49,19 @@ def ui(
             help="Allow a non-loopback --host (anyone who reaches it reads every run)",
         ),
     ] = False,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            metavar="NAME",
+            help="Also answer requests addressed to NAME (repeat for more names); other "
+            "Host names than 127.0.0.1, localhost, [::1] and --host get 400",
+        ),
+    ] = None,
 ) -> None:
     """Browse the recorded runs in a web browser: runs list, run pages with their
-    reports, comparisons and history figures. Read-only; bound to 127.0.0.1."""
+    reports, comparisons and history figures. Read-only; bound to 127.0.0.1; answers only
+    requests addressed to this server's own names (a guard against DNS rebinding)."""
     if not is_loopback(host) and not allow_remote:
         raise InputError(
             f"--host {host!r} is not a loopback address: the web view shows every recorded run "
@@ -62,7 +80,9 @@ def ui(
         from ragstat.ui import create_app
     except ImportError as exc:
         raise BackendUnavailable(_EXTRA) from exc
-    app = create_app(Path(where.path))
+    wildcard = _is_wildcard(host)
+    names = [*([] if wildcard else [host]), *(allowed_host or [])]
+    app = create_app(Path(where.path), allowed_hosts=names, any_address=allow_remote and wildcard)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"ragstat: registry {safe(where.describe())}", err=True)
     typer.echo(f"ragstat: serving the runs at http://{shown}:{port}/ (Ctrl-C stops)", err=True)

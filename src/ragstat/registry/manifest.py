@@ -15,7 +15,7 @@ import math
 import platform
 import secrets
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -31,9 +31,11 @@ __all__ = [
     "corpus_fingerprint",
     "file_sha256",
     "new_run_id",
+    "output_folder",
     "package_versions",
     "read_manifest",
     "utc_now",
+    "with_output_hashes",
     "write_manifest",
 ]
 
@@ -42,7 +44,7 @@ MANIFEST_NAME = "manifest.json"
 #: that failed (an error) or was interrupted.
 OUTCOMES = ("passed", "failed gate", "ran", "failed", "interrupted")
 #: Fields a manifest written by an older ragstat may lack (their defaults apply).
-_OPTIONAL = ("status", "error", "outcome")
+_OPTIONAL = ("status", "error", "outcome", "output_sha256")
 _BLOCK = 1 << 20
 # Distribution names as pip knows them; only the installed ones are reported.
 _PACKAGES = (
@@ -190,7 +192,9 @@ class Manifest:
     ``outcome`` is what the run came to, in the words the runs list shows (``OUTCOMES``):
     ``"passed"`` / ``"failed gate"`` for a verb that decides (gate), ``"ran"`` for one that
     finished without a pass or fail, ``"failed"``, ``"interrupted"``; None in a manifest
-    recorded before outcomes were.
+    recorded before outcomes were. ``output_sha256`` maps each output file (its path as in
+    ``outputs``) → the sha256 of the bytes the run wrote (empty in a manifest recorded before
+    hashes were, or of a run without an output folder).
     """
 
     run_id: str
@@ -208,6 +212,7 @@ class Manifest:
     status: str = "ok"
     error: str | None = None
     outcome: str | None = None
+    output_sha256: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("run_id", "command", "started_at", "status"):
@@ -239,6 +244,7 @@ class Manifest:
         put(self, "outputs", tuple(str(p) for p in self.outputs))
         put(self, "inputs", _str_map(self.inputs, "inputs"))
         put(self, "versions", _str_map(self.versions, "versions"))
+        put(self, "output_sha256", _str_map(self.output_sha256, "output_sha256"))
         for name in ("config", "results"):
             value = getattr(self, name)
             if not isinstance(value, Mapping):
@@ -267,8 +273,39 @@ class Manifest:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
+def output_folder(m: Manifest) -> Path | None:
+    """The run's output folder: where its recorded ``manifest.json`` is (the shortest such
+    path, absolute); None for a run that recorded no output folder."""
+    found = [Path(p) for p in m.outputs if Path(p).name == MANIFEST_NAME and Path(p).is_absolute()]
+    return min(found, key=lambda p: len(p.parts)).parent if found else None
+
+
+def with_output_hashes(manifest: Manifest, folder: str | Path) -> Manifest:
+    """``manifest`` with the sha256 of each output file as staged in ``folder`` (the files a
+    run wrote before its output folder is published: an output ``FINAL/x`` is read from
+    ``folder/x``). Folders, links and files that are not there are left out."""
+    final = output_folder(manifest)
+    if final is None:
+        return manifest
+    hashes = dict(manifest.output_sha256)
+    for out in manifest.outputs:
+        path = Path(out)
+        if (path.name == MANIFEST_NAME and path.parent == final) or out in hashes:
+            continue
+        try:
+            rel = path.relative_to(final)
+        except ValueError:
+            continue
+        staged = Path(folder) / rel
+        if ".." not in rel.parts and staged.is_file() and not staged.is_symlink():
+            hashes[out] = file_sha256(staged)
+    return replace(manifest, output_sha256=hashes)
+
+
 def write_manifest(manifest: Manifest, folder: str | Path) -> Path:
-    """Write ``folder/manifest.json`` atomically; returns its path."""
+    """Write ``folder/manifest.json`` atomically, with the sha256 of the output files staged
+    in ``folder`` (:func:`with_output_hashes`); returns its path."""
+    manifest = with_output_hashes(manifest, folder)
     return atomic_write_text(Path(folder) / MANIFEST_NAME, manifest.to_json())
 
 

@@ -2,8 +2,9 @@
 
 Schema 1: one ``runs`` row per run, plain columns plus JSON text columns, marked as a
 ragstat registry by ``PRAGMA application_id``. Columns added after its first release
-are nullable, so an older registry still reads (as None) and gains them on the next
-record; older ragstat ignores them.
+(``error``, ``outcome``, ``output_sha256``: the sha256 of each output file) are nullable, so
+an older registry still reads (as None) and gains them on the next record; older ragstat
+ignores them.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ __all__ = [
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x52475354  # "RGST": marks the file as a ragstat registry
 HEADER = b"SQLite format 3\x00"
-JSON_COLUMNS = ("argv", "config", "inputs", "outputs", "results", "versions")
+JSON_COLUMNS = ("argv", "config", "inputs", "outputs", "results", "versions", "output_sha256")
 PLAIN_COLUMNS = (
     "run_id",
     "command",
@@ -46,13 +47,16 @@ PLAIN_COLUMNS = (
 )
 COLUMNS = PLAIN_COLUMNS + JSON_COLUMNS
 #: Columns added to schema 1 after its first release, with their SQL type.
-ADDED_COLUMNS = {"error": "TEXT", "outcome": "TEXT"}
+ADDED_COLUMNS = {"error": "TEXT", "outcome": "TEXT", "output_sha256": "TEXT"}
+#: JSON columns that may be NULL (added later): the manifest's default applies.
+_NULLABLE_JSON = ("output_sha256",)
 CREATE = (
     """CREATE TABLE runs (
         run_id TEXT PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL,
         wall_s REAL NOT NULL, status TEXT NOT NULL, seed TEXT, corpus_fingerprint TEXT,
         argv TEXT NOT NULL, config TEXT NOT NULL, inputs TEXT NOT NULL, outputs TEXT NOT NULL,
-        results TEXT NOT NULL, versions TEXT NOT NULL, error TEXT, outcome TEXT
+        results TEXT NOT NULL, versions TEXT NOT NULL, error TEXT, outcome TEXT,
+        output_sha256 TEXT
     )""",
     "CREATE INDEX runs_by_time ON runs (started_at)",
     f"PRAGMA application_id = {APPLICATION_ID}",
@@ -127,5 +131,11 @@ def manifest_data(row: Any) -> dict[str, object]:
     raises ValueError or TypeError for a JSON column that does not parse."""
     data: dict[str, object] = {c: row[c] for c in PLAIN_COLUMNS}
     data["seed"] = _seed_value(data["seed"])
-    data.update({c: json.loads(row[c]) for c in JSON_COLUMNS})
+    data.update(
+        {
+            c: json.loads(row[c])
+            for c in JSON_COLUMNS
+            if row[c] is not None or c not in _NULLABLE_JSON
+        }
+    )
     return data

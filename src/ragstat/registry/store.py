@@ -29,6 +29,7 @@ from ragstat.registry.location import (
     locate_registry,
 )
 from ragstat.registry.manifest import Manifest
+from ragstat.registry.outputs import with_published_hashes
 from ragstat.registry.schema import (
     ADDED_COLUMNS,
     APPLICATION_ID,
@@ -57,6 +58,9 @@ __all__ = [
 
 _NOT_RECORDED = "; the run's outputs are intact; not recorded"
 _FIX = f"move it away or point --registry / {REGISTRY_ENV} to another file"
+_HEADER_SQL = (
+    "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)"
+)
 #: Rows fetched per query by `Registry.list` (under SQLite's bound-parameter limit).
 _BATCH = 500
 
@@ -106,9 +110,12 @@ class Registry:
     # -- public -----------------------------------------------------------------------------
 
     def record(self, m: Manifest) -> None:
-        """Insert the run (or replace the row of the same ``run_id``) in one short transaction."""
+        """Insert the run (or replace the row of the same ``run_id``) in one short transaction.
+        A run that records no sha256 of its outputs gets those its published manifest.json
+        lists (when that manifest is this run's)."""
         if not isinstance(m, Manifest):
             raise InputError(f"Registry.record takes a Manifest, got {type(m).__name__}")
+        m = with_published_hashes(m)
         self._prepare_folder()
         with self._connect(write=True) as con:
             # read-only first: a foreign database is refused before any PRAGMA that writes
@@ -276,14 +283,16 @@ class Registry:
 
     def _check_schema(self, con: sqlite3.Connection, create: bool) -> bool:
         """Whether the registry's tables exist (created when ``create``); errors for foreign files."""
-        version = self._run(con, "PRAGMA user_version", write=create)[0][0]
+        # one statement, one snapshot: a registry another process creates between two reads
+        # must not look like a foreign database (tables, but no version yet)
+        version, tables = self._run(con, _HEADER_SQL, write=create)[0]
         if version > SCHEMA_VERSION:
             raise RegistryError(
                 f"registry {self.path} was written by a newer ragstat (schema {version}; this one "
                 f"reads up to {SCHEMA_VERSION}): upgrade ragstat, or {_FIX}"
             )
         if version == 0:
-            if self._run(con, "SELECT count(*) FROM sqlite_master", write=create)[0][0]:
+            if tables:
                 raise RegistryError(
                     f"{self.path} is a SQLite database but not a ragstat registry; "
                     f"it was left untouched: {_FIX}"

@@ -1,12 +1,17 @@
 """The web view's ASGI app: runs list, run page, report, compare and history (read-only).
 
 Routes take run ids only: a path from the URL never reaches the file system. The one file
-served is a run's report.html, from the output path its manifest records. Every response
-carries a Content-Security-Policy that forbids scripts and any load from elsewhere.
+served is a run's own report.html (:mod:`ragstat.ui.reports`: a regular file reached through
+no link, in the run's output folder, with the sha256 the run recorded). A request addressed
+to another host than this server's names gets 400 (:mod:`ragstat.ui.hosts`). Every response
+carries a Content-Security-Policy that forbids scripts and any load from elsewhere. A
+registry row that cannot be read is left out of the lists with a note, never an error page.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +28,18 @@ from ragstat.registry import Manifest, diff_runs
 from ragstat.registry.diff import flatten
 from ragstat.registry.display import outcome_of, outcome_slug
 from ragstat.ui.figure import Row, history_figure
+from ragstat.ui.hosts import HostGuard, HostPolicy
 from ragstat.ui.pairing import paired_comparison
+from ragstat.ui.reports import check_report
 from ragstat.ui.series import Estimate, headline, metrics_of, sentences
-from ragstat.ui.store import PAGE_SIZE, RunQuery, RunStore
+from ragstat.ui.store import RunQuery, RunStore
 from ragstat.ui.views import (
+    RunRow,
     data_fingerprint,
     gate_estimates,
     history_key,
-    report_file,
     reproduce,
+    run_row,
     run_time,
     source_of,
     source_paths,
@@ -49,7 +57,10 @@ REPORT_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'self'"
 )
-_MAX_REPORT = 256 << 20
+#: What computing a page line from a readable row can still raise on odd recorded values.
+_ROW_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
+#: Page numbers past this are all "past the last page".
+_MAX_PAGE_DIGITS = 18
 
 
 class SecurityHeaders:
@@ -104,7 +115,12 @@ class Pages:
         return HTMLResponse(html, status_code=status)
 
     def _run(self, request: Request, name: str = "run_id") -> Manifest:
-        m = self.store.get(str(request.path_params[name]))
+        run_id = str(request.path_params[name])
+        m = self.store.get(run_id)
+        if m is None and self.store.recorded(run_id):
+            raise HTTPException(
+                404, f"run {run_id} is recorded, but its row in the registry cannot be read"
+            )
         if m is None:
             raise HTTPException(404, "no such run in this registry")
         return m
@@ -112,21 +128,26 @@ class Pages:
     def runs(self, request: Request) -> HTMLResponse:
         p = request.query_params
         order = "old" if p.get("order") == "old" else "new"
-        try:
-            page_no = max(int(p.get("page", "1")), 1)
-        except ValueError:
-            page_no = 1
-        q = RunQuery(p.get("verb", ""), p.get("status", ""), order, page_no)
-        page = self.store.page(q)
-        last = max((page.total + PAGE_SIZE - 1) // PAGE_SIZE, 1)
-        return self.render("runs.html", q=q, page=page, last=last, size=PAGE_SIZE)
+        asked = RunQuery(p.get("verb", ""), p.get("status", ""), order, _page_number(p))
+        page = self.store.page(asked)
+        q = RunQuery(asked.verb, asked.status, asked.order, page.number)
+        rows: list[RunRow] = []
+        for m in page.runs:
+            try:
+                rows.append(run_row(m))
+            except _ROW_ERRORS:
+                continue
+        unreadable = page.unreadable + len(page.runs) - len(rows)
+        return self.render(
+            "runs.html", q=q, page=page, rows=rows, unreadable=unreadable, last=page.last
+        )
 
     def run(self, request: Request) -> HTMLResponse:
         m = self._run(request)
         return self.render(
             "run.html",
             m=m,
-            report=report_file(m),
+            report=check_report(m),
             command=reproduce(m),
             config=flatten(m.config),
             results=flatten(m.results),
@@ -136,18 +157,13 @@ class Pages:
         )
 
     def report(self, request: Request) -> Response:
-        """The run's recorded report.html, and nothing else."""
-        found = report_file(self._run(request))
-        if found.path is None:
+        """The run's own report.html (the bytes checked against its sha256), else one 404
+        page saying why."""
+        found = check_report(self._run(request))
+        if found.body is None:
             raise HTTPException(404, found.problem or "no report")
-        try:
-            if found.path.stat().st_size > _MAX_REPORT:
-                raise HTTPException(404, "the report is too large to show")
-            body = found.path.read_bytes()
-        except OSError as exc:
-            raise HTTPException(404, "the report could not be read") from exc
         return Response(
-            body,
+            found.body,
             media_type="text/html; charset=utf-8",
             headers={"Content-Security-Policy": REPORT_CSP},
         )
@@ -172,9 +188,15 @@ class Pages:
         one; links select the other series."""
         m = self._run(request)
         key = history_key(m)
-        runs = self.store.history(key) if key is not None else [m]
-        per_run = {r.run_id: _series(r) for r in runs}
-        own = [e.name for e in per_run.get(m.run_id, _series(m))]
+        runs, unreadable = self.store.history(key) if key is not None else ([m], 0)
+        per_run: dict[str, list[Estimate]] = {}
+        for r in runs:
+            try:
+                per_run[r.run_id] = _series(r)
+            except _ROW_ERRORS:
+                unreadable += 1
+        runs = [r for r in runs if r.run_id in per_run]
+        own = [e.name for e in per_run.get(m.run_id, [])]
         names = list(dict.fromkeys([*own, *(e.name for es in per_run.values() for e in es)]))
         p = request.query_params
         chosen = p.get("series", p.get("metric", ""))
@@ -195,6 +217,7 @@ class Pages:
             metrics=names,
             rows=rows,
             missing=missing,
+            unreadable=unreadable,
             figure=history_figure(rows),
         )
 
@@ -212,8 +235,23 @@ def _series(m: Manifest) -> list[Estimate]:
     return gate_estimates(m) if m.command == "gate" else metrics_of(m)
 
 
-def create_app(registry_path: str | Path) -> ASGIApp:
-    """The read-only web view over the registry file ``registry_path``."""
+def _page_number(params: Any) -> int:
+    """``?page=`` as a page number ≥ 1 (a huge one: past the last page, which is shown);
+    400 for anything else."""
+    text = params.get("page", "1")
+    if not re.fullmatch(r"[0-9]+", text) or not text.strip("0"):
+        raise HTTPException(400, f"page must be a whole number from 1, not {text[:40]!r}")
+    return int(text) if len(text) <= _MAX_PAGE_DIGITS else 10**_MAX_PAGE_DIGITS
+
+
+def create_app(
+    registry_path: str | Path,
+    allowed_hosts: Iterable[str] = (),
+    any_address: bool = False,
+) -> ASGIApp:
+    """The read-only web view over the registry file ``registry_path``. It answers requests
+    addressed to the loopback names (127.0.0.1, localhost, [::1]) or ``allowed_hosts`` at the
+    port it listens on, and any IP address when ``any_address``; other requests get 400."""
     pages = Pages(Path(registry_path))
     routes = [
         Route("/", pages.runs, methods=["GET"]),
@@ -226,4 +264,4 @@ def create_app(registry_path: str | Path) -> ASGIApp:
         routes=routes,
         exception_handlers={HTTPException: pages.not_found, RagstatError: pages.failed},
     )
-    return SecurityHeaders(app)
+    return SecurityHeaders(HostGuard(app, HostPolicy.of(allowed_hosts, any_address)))

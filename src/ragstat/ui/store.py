@@ -14,6 +14,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragstat.errors import RagstatError
 from ragstat.registry import Manifest, Registry, RegistryError
 from ragstat.registry.display import OUTCOME_SQL
 from ragstat.registry.schema import APPLICATION_ID, COLUMNS, manifest_data
@@ -47,6 +48,12 @@ class RunPage:
     verbs: tuple[str, ...]
     statuses: tuple[str, ...]
     unreadable: int = 0
+    number: int = 1  # the page shown (a page past the last shows the last)
+
+    @property
+    def last(self) -> int:
+        """The number of the last page (1 when there are no runs)."""
+        return max((self.total + PAGE_SIZE - 1) // PAGE_SIZE, 1)
 
 
 @dataclass(frozen=True)
@@ -76,26 +83,33 @@ class RunStore:
         rows = self._rows("SELECT {cols} FROM runs WHERE run_id = ?", (run_id,))
         return _manifest(rows[0]) if rows else None
 
+    def recorded(self, run_id: str) -> bool:
+        """Whether a row of id ``run_id`` exists (readable or not)."""
+        return bool(self._rows("SELECT 1 AS found FROM runs WHERE run_id = ?", (run_id,)))
+
     # -- the runs list --------------------------------------------------------------------
 
     def page(self, q: RunQuery) -> RunPage:
-        """The runs on page ``q.page`` (1-based) matching the filters of ``q``."""
+        """The runs on page ``q.page`` (1-based; a page past the last shows the last) matching
+        the filters of ``q``; rows that do not parse are counted in ``unreadable``."""
         where, params = _filters(q)
         direction = "ASC" if q.order == "old" else "DESC"
-        offset = (max(q.page, 1) - 1) * PAGE_SIZE
+        counted = self._rows(f"SELECT count(*) AS n FROM runs{where}", params)
+        total = int(counted[0]["n"]) if counted else 0
+        number = max(min(q.page, (total + PAGE_SIZE - 1) // PAGE_SIZE), 1)
         sql = (
             f"SELECT {{cols}} FROM runs{where} ORDER BY started_at {direction}, "
             f"rowid {direction} LIMIT ? OFFSET ?"
         )
-        rows = self._rows(sql, (*params, PAGE_SIZE, offset))
+        rows = self._rows(sql, (*params, PAGE_SIZE, (number - 1) * PAGE_SIZE))
         runs = [_manifest(r) for r in rows]
-        total = self._rows(f"SELECT count(*) AS n FROM runs{where}", params)
         return RunPage(
             runs=tuple(m for m in runs if m is not None),
-            total=int(total[0]["n"]) if total else 0,
+            total=total,
             verbs=self._distinct("command"),
             statuses=self._distinct(OUTCOME_SQL),
             unreadable=sum(m is None for m in runs),
+            number=number,
         )
 
     def _distinct(self, expression: str) -> tuple[str, ...]:
@@ -104,18 +118,20 @@ class RunStore:
 
     # -- history ---------------------------------------------------------------------------
 
-    def history(self, key: HistoryKey) -> list[Manifest]:
-        """The newest runs sharing ``key``, oldest first (at most ``HISTORY_LIMIT``)."""
+    def history(self, key: HistoryKey) -> tuple[list[Manifest], int]:
+        """The newest runs sharing ``key``, oldest first (at most ``HISTORY_LIMIT``), and how
+        many rows sharing it could not be read (a config that is not JSON shares nothing)."""
+        config = "CASE WHEN json_valid(config) THEN json_extract(config, '$.{}') END"
         where = {
             "corpus": "corpus_fingerprint = ?",
-            "gates": "command = 'gate' AND json_extract(config, '$.gates_file') = ?",
-            "file": "json_extract(config, '$.file') = ?",
+            "gates": f"command = 'gate' AND {config.format('gates_file')} = ?",
+            "file": f"{config.format('file')} = ?",
         }[key.kind]
         sql = (
             f"SELECT {{cols}} FROM runs WHERE {where} ORDER BY started_at DESC, rowid DESC LIMIT ?"
         )
         runs = [_manifest(r) for r in self._rows(sql, (key.value, HISTORY_LIMIT))]
-        return [m for m in reversed(runs) if m is not None]
+        return [m for m in reversed(runs) if m is not None], sum(m is None for m in runs)
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -166,8 +182,10 @@ def _filters(q: RunQuery) -> tuple[str, tuple[object, ...]]:
 
 def _is_registry(con: sqlite3.Connection, path: Path) -> bool:
     """Whether ``con`` is a ragstat registry with its table (False: an empty database)."""
-    version = con.execute("PRAGMA user_version").fetchone()[0]
-    if version == 0 and not con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+    version, tables = con.execute(
+        "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)"
+    ).fetchone()
+    if version == 0 and not tables:
         return False
     if con.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
         raise RegistryError(f"{path} is a SQLite database but not a ragstat registry")
@@ -178,5 +196,5 @@ def _manifest(row: sqlite3.Row) -> Manifest | None:
     """The row as a manifest; None for a row that does not parse (counted, not shown)."""
     try:
         return Manifest.from_dict(manifest_data(row))
-    except (ValueError, TypeError, RegistryError):
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError, RagstatError):
         return None

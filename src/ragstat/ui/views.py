@@ -1,29 +1,33 @@
 """What the pages show of a run: its source, reproduce command, report file and history.
 
 Plain data for the templates (which escape every string); nothing here writes. The only
-files read are those a run's manifest records among its outputs.
+files read are those a run's manifest records among its outputs, through no symbolic link
+(the report: :mod:`ragstat.ui.reports`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import PurePath
 
 from ragstat.registry import Manifest
-from ragstat.registry.display import data_fingerprint
+from ragstat.registry.display import data_fingerprint, outcome_of
 from ragstat.registry.display import started_utc as run_time
-from ragstat.ui.series import Estimate, estimate_of
+from ragstat.registry.outputs import UnsafeFile, read_regular
+from ragstat.ui.reports import recorded_output
+from ragstat.ui.series import Estimate, estimate_of, headline
 from ragstat.ui.store import HistoryKey
 
 __all__ = [
-    "ReportFile",
+    "RunRow",
     "data_fingerprint",
     "gate_estimates",
     "history_key",
-    "report_file",
     "reproduce",
+    "run_row",
     "run_time",
     "source_of",
     "source_paths",
@@ -31,14 +35,6 @@ __all__ = [
 
 #: The largest output file the view reads (a gate's result.json).
 _MAX_READ = 16 << 20
-
-
-@dataclass(frozen=True)
-class ReportFile:
-    """The run's recorded report.html: its path, and why it cannot be shown (None: it can)."""
-
-    path: Path | None
-    problem: str | None
 
 
 def _path_name(path: str) -> str:
@@ -78,29 +74,6 @@ def reproduce(m: Manifest) -> str:
     return shlex.join(["ragstat", *m.argv])
 
 
-def _recorded(m: Manifest, name: str) -> Path | None:
-    """The recorded output file called ``name`` (the only way a file reaches the view)."""
-    for out in m.outputs:
-        p = Path(out)
-        if p.name == name and p.is_absolute():
-            return p
-    return None
-
-
-def report_file(m: Manifest) -> ReportFile:
-    """The run's report.html as recorded, or why it cannot be shown."""
-    path = _recorded(m, "report.html")
-    if path is None:
-        return ReportFile(None, "This run recorded no HTML report.")
-    if not path.is_file():
-        return ReportFile(
-            None,
-            f"The report recorded for this run, {path}, is not there any more: it was moved "
-            "or deleted after the run. Rerun the command below to write it again.",
-        )
-    return ReportFile(path, None)
-
-
 def history_key(m: Manifest) -> HistoryKey | None:
     """Which runs ``m`` is compared with over time (None: nothing ties it to others)."""
     gates = m.config.get("gates_file")
@@ -116,14 +89,17 @@ def history_key(m: Manifest) -> HistoryKey | None:
 
 def gate_estimates(m: Manifest) -> list[Estimate]:
     """A gate run's gates with their estimates, intervals and outcomes, read from the
-    result.json the run recorded (the outcomes alone when that file is gone)."""
-    path = _recorded(m, "result.json")
+    result.json the run recorded (the outcomes alone when that file is gone, is not a regular
+    file reached through no link, or differs from the bytes the run recorded)."""
+    path = recorded_output(m, "result.json")
     gates: list[object] = []
     try:
-        if path is not None and path.is_file() and path.stat().st_size <= _MAX_READ:
-            data = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_regular(path, _MAX_READ) if path is not None else b""
+        digest = m.output_sha256.get(str(path))
+        if raw and (digest is None or hashlib.sha256(raw).hexdigest() == digest):
+            data = json.loads(raw.decode("utf-8"))
             gates = data.get("gates", []) if isinstance(data, dict) else []
-    except (OSError, ValueError):
+    except (UnsafeFile, ValueError, RecursionError):
         gates = []
     out: list[Estimate] = []
     for g in gates:
@@ -134,3 +110,31 @@ def gate_estimates(m: Manifest) -> list[Estimate]:
         if est is not None:
             out.append(Estimate(est.name, est.estimate, est.lower, est.upper, outcome))
     return out
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One line of the runs list, computed before the page is drawn (so a row that does not
+    make sense is counted as unreadable instead of breaking the page)."""
+
+    m: Manifest
+    time: str
+    source: str
+    source_title: str
+    fingerprint: str
+    headline: str
+    outcome: str
+
+
+def run_row(m: Manifest) -> RunRow:
+    """The runs list's line for ``m``."""
+    joiner = " vs " if m.command == "compare" else ", "
+    return RunRow(
+        m=m,
+        time=run_time(m.started_at),
+        source=source_of(m),
+        source_title=joiner.join(source_paths(m)),
+        fingerprint=data_fingerprint(m),
+        headline=headline(m),
+        outcome=outcome_of(m),
+    )
