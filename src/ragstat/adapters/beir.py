@@ -24,14 +24,15 @@ the run's aggregates (``NDCG@10`` → ``<run>/ndcg@10``, ``Recall@k`` → ``reca
 from __future__ import annotations
 
 import csv
-import json
 import math
 import re
 from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import RunSource
+from ragstat.adapters.values import json_file
 from ragstat.errors import InputError
+from ragstat.records.textio import iter_lines, open_regular
 
 __all__ = ["TOOL", "read", "read_qrels_tsv", "read_trec_run", "sniff"]
 
@@ -43,8 +44,8 @@ _KEY = re.compile(r"^([A-Za-z]+)@(\d+)$")
 
 
 def _first_line(path: Path) -> str:
-    with path.open(encoding="utf-8", errors="replace") as f:
-        return f.readline(4096)
+    with open_regular(path) as f:
+        return f.read(4096).decode("utf-8", errors="replace").split("\n", 1)[0]
 
 
 def is_qrels_tsv(path: Path) -> bool:
@@ -107,18 +108,18 @@ def read_qrels_tsv(path: Path) -> dict[str, dict[str, int]]:
             f"{path}: not a BEIR qrels file (a .tsv whose header is query-id, corpus-id, score)"
         )
     qrels: dict[str, dict[str, int]] = {}
-    with path.open(encoding="utf-8", newline="") as f:
-        rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
-        next(rows)
-        for line, row in enumerate(rows, 2):
-            if not row:
-                continue
-            if len(row) != 3 or not row[0] or not row[1]:
-                raise InputError(f"{path}:{line}: expected query-id, corpus-id, score")
-            docs = qrels.setdefault(row[0], {})
-            if row[1] in docs:
-                raise InputError(f"{path}:{line}: {row[1]!r} is judged twice for {row[0]!r}")
-            docs[row[1]] = _grade(row[2], f"{path}:{line}")
+    lines = (text for _, text in iter_lines(path, "BEIR qrels file"))
+    rows = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
+    next(rows)
+    for line, row in enumerate(rows, 2):
+        if not row:
+            continue
+        if len(row) != 3 or not row[0] or not row[1]:
+            raise InputError(f"{path}:{line}: expected query-id, corpus-id, score")
+        docs = qrels.setdefault(row[0], {})
+        if row[1] in docs:
+            raise InputError(f"{path}:{line}: {row[1]!r} is judged twice for {row[0]!r}")
+        docs[row[1]] = _grade(row[2], f"{path}:{line}")
     if not qrels:
         raise InputError(f"{path}: the qrels file has no judgment")
     return qrels
@@ -138,20 +139,17 @@ def read_trec_run(path: Path) -> tuple[dict[str, dict[str, float]], set[str]]:
     """A TREC run (``qid Q0 doc rank score tag``) as ``{qid: {doc: score}}`` and its tags."""
     run: dict[str, dict[str, float]] = {}
     tags: set[str] = set()
-    with path.open(encoding="utf-8") as f:
-        for line, text in enumerate(f, 1):
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) != 6:
-                raise InputError(
-                    f"{path}:{line}: expected a TREC run line (qid Q0 doc rank score tag)"
-                )
-            docs = run.setdefault(fields[0], {})
-            if fields[2] in docs:
-                raise InputError(f"{path}:{line}: {fields[2]!r} is ranked twice for {fields[0]!r}")
-            docs[fields[2]] = _score(fields[4], f"{path}:{line}")
-            tags.add(fields[5])
+    for line, text in iter_lines(path, "TREC run file"):
+        fields = text.split()
+        if not fields:
+            continue
+        if len(fields) != 6:
+            raise InputError(f"{path}:{line}: expected a TREC run line (qid Q0 doc rank score tag)")
+        docs = run.setdefault(fields[0], {})
+        if fields[2] in docs:
+            raise InputError(f"{path}:{line}: {fields[2]!r} is ranked twice for {fields[0]!r}")
+        docs[fields[2]] = _score(fields[4], f"{path}:{line}")
+        tags.add(fields[5])
     if not run:
         raise InputError(f"{path}: the run is empty")
     return run, tags
@@ -190,10 +188,7 @@ def _aggregates(path: Path, run: str) -> dict[str, float]:
     """``save_results`` output beside a run, as ``<run>/<metric>``; empty when absent."""
     if not path.is_file():
         return {}
-    try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError, ValueError) as err:
-        raise InputError(f"{path}: not BEIR save_results JSON ({err})") from None
+    data: Any = json_file(path, "not BEIR save_results JSON")
     if not isinstance(data, dict) or not isinstance(data.get("ndcg"), dict):
         return {}
     out = {}

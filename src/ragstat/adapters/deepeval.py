@@ -13,14 +13,14 @@ each metric's mean over ``metricsScores[].scores`` and the pass rate
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
-from ragstat.adapters.values import is_number, number, scalar
+from ragstat.adapters.values import is_number, json_file, number, scalar
 from ragstat.errors import InputError
+from ragstat.records.textio import open_regular, read_json_file
 
 __all__ = ["TOOL", "read", "sniff"]
 
@@ -34,11 +34,11 @@ _SNIFF_BYTES = 1 << 16
 def sniff(path: Path) -> bool:
     """True when ``path`` is a DeepEval test-run JSON (never raises)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(_SNIFF_BYTES)
         if not head.lstrip().startswith(b"{") or b'"testCases"' not in head:
             return False
-        run = _unwrap(json.loads(Path(path).read_text(encoding="utf-8")))
+        run = _unwrap(read_json_file(path, "DeepEval test run"))
         return isinstance(run, dict) and _is_run(run)
     except Exception:  # sniffing never raises
         return False
@@ -90,10 +90,7 @@ def read(path: Path) -> SourceTable:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path}: not a DeepEval test-run JSON ({type(exc).__name__})") from None
+    data = json_file(path, "not a DeepEval test-run JSON")
     run = _unwrap(data)
     if isinstance(run, dict) and "test_cases" in run and "testCases" not in run:
         raise InputError(

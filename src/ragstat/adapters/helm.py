@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.values import json_file
 from ragstat.errors import InputError
+from ragstat.records.textio import open_regular
 
 TOOL = "HELM"
 FILE = "per_instance_stats.json"
@@ -36,7 +38,7 @@ __all__ = ["FILE", "TOOL", "read", "sniff"]
 
 
 def _sniff_file(path: Path) -> bool:
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         head = handle.read(_HEAD).decode("utf-8", errors="replace")
     return head.lstrip().startswith("[") and all(key in head for key in _KEYS)
 
@@ -63,10 +65,7 @@ def sniff(path: Path) -> bool:
 
 
 def _load(path: Path, what: str) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        raise InputError(f"{path}: not readable as JSON ({what})") from None
+    return json_file(path, f"not readable as JSON ({what})")
 
 
 def _label(name: Any, several_splits: bool) -> str:

@@ -15,15 +15,16 @@ repeats followed by the mean over items computes.
 
 from __future__ import annotations
 
-import json
 import math
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
-from ragstat.adapters.values import flatten
+from ragstat.adapters.values import flatten, json_file
 from ragstat.errors import InputError
+from ragstat.records.textio import open_regular, parse_json_line, regular_file
+from ragstat.resources.archives import open_zip, read_member
 
 TOOL = "inspect_ai"
 #: Log format versions read (``version`` at the top of every inspect log).
@@ -32,7 +33,6 @@ _HEAD = 8192
 _HEAD_KEYS = ('"status"', '"eval"', '"run_id"', '"task"', '"model"')
 _METRICS = ("accuracy", "mean")
 _MEAN_REDUCERS = (None, "mean")
-_ZSTD = 93  # zip compression method id of Zstandard
 
 __all__ = ["TOOL", "VERSIONS", "read", "sniff", "value_to_float"]
 
@@ -42,13 +42,13 @@ __all__ = ["TOOL", "VERSIONS", "read", "sniff", "value_to_float"]
 
 def _sniff_file(path: Path) -> bool:
     if path.suffix == ".eval":
-        if not zipfile.is_zipfile(path):
+        if not zipfile.is_zipfile(regular_file(path)):
             return False
-        with zipfile.ZipFile(path) as archive:
+        with open_zip(path) as archive:
             names = set(archive.namelist())
         return "_journal/start.json" in names or "header.json" in names
     if path.suffix == ".json":
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(_HEAD).decode("utf-8", errors="replace")
         return head.lstrip().startswith("{") and all(key in head for key in _HEAD_KEYS)
     return False
@@ -108,60 +108,37 @@ def _score_values(name: str, value: Any, out: dict[str, float]) -> None:
 # ---------------------------------------------------------------------------- one log
 
 
-def _load_json(path: Path, text: bytes | str) -> Any:
+def _load_json(where: str, text: bytes) -> Any:
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise InputError(f"{path}: not readable as JSON (not an inspect_ai log?)") from None
-
-
-def _member(path: Path, archive: zipfile.ZipFile, name: str) -> bytes:
-    """One archive member; zstd members (inspect's default, which Python's zipfile cannot
-    read before 3.14) are decompressed with pyarrow's codec."""
-    info = archive.getinfo(name)
-    if info.compress_type != _ZSTD:
-        return archive.read(name)
-    import pyarrow as pa
-
-    archive.fp.seek(info.header_offset)  # type: ignore[union-attr]
-    local = archive.fp.read(30)  # type: ignore[union-attr]
-    if local[:4] != b"PK\x03\x04":
-        raise InputError(f"{path}: damaged .eval archive (member {name})")
-    skip = int.from_bytes(local[26:28], "little") + int.from_bytes(local[28:30], "little")
-    archive.fp.seek(info.header_offset + 30 + skip)  # type: ignore[union-attr]
-    raw = archive.fp.read(info.compress_size)  # type: ignore[union-attr]
-    try:
-        out = pa.Codec("zstd").decompress(raw, decompressed_size=info.file_size)
-    except (pa.ArrowException, ValueError):
-        raise InputError(f"{path}: damaged .eval archive (member {name})") from None
-    return out.to_pybytes()
+        decoded = text.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{where}: not UTF-8 text (byte offset {exc.start})") from None
+    return parse_json_line(decoded, where)
 
 
 def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError):
-        raise InputError(f"{path}: not an inspect .eval log (not a zip archive)") from None
-    with archive:
+    with open_zip(path, "inspect .eval log") as archive:
         names = archive.namelist()
         header = next((n for n in ("header.json", "_journal/start.json") if n in names), None)
         if header is None:
             raise InputError(f"{path}: not an inspect .eval log (no header.json in the archive)")
-        log = _load_json(path, _member(path, archive, header))
+        where = f"inspect .eval log {path}"
+        log = _load_json(f"{where} (member {header})", read_member(archive, header, where))
         sample_names = sorted(n for n in names if n.startswith("samples/") and n.endswith(".json"))
-        samples = [_load_json(path, _member(path, archive, name)) for name in sample_names]
+        samples = [
+            _load_json(f"{where} (member {name})", read_member(archive, name, where))
+            for name in sample_names
+        ]
     return log, samples
 
 
 def _read_log(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(the log without samples, its samples), checked for shape and version."""
+    regular_file(path, "inspect log")
     if path.suffix == ".eval" or zipfile.is_zipfile(path):
         log, samples = _read_eval_zip(path)
     else:
-        try:
-            log = _load_json(path, path.read_bytes())
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        log = json_file(path, "not readable as JSON (not an inspect_ai log?)")
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
             raise InputError(f"{path}: not an inspect_ai log (no 'eval' section)")
         samples = log.get("samples") or []

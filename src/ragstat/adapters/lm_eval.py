@@ -17,15 +17,16 @@ the mean.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
-from ragstat.adapters.values import flatten
+from ragstat.adapters.values import flatten, json_file
 from ragstat.errors import InputError
+from ragstat.records.textio import jsonl_objects, open_regular
+from ragstat.resources.inputs import json_value
 
 TOOL = "lm-evaluation-harness"
 #: lm-eval releases whose sample logs this reader knows (``lm_eval_version``).
@@ -40,9 +41,9 @@ __all__ = ["TOOL", "VERSIONS", "read", "sniff"]
 
 
 def _first_record(path: Path) -> Any:
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         line = handle.readline(1 << 22)
-    return json.loads(line)
+    return json_value(line, str(path))
 
 
 def _sniff_file(path: Path) -> bool:
@@ -84,10 +85,7 @@ def _results_file(samples: Path) -> Path | None:
 
 
 def _load_results(path: Path) -> dict[str, Any]:
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        raise InputError(f"{path}: the lm-eval results file is not readable JSON") from None
+    results = json_file(path, "the lm-eval results file is not readable JSON")
     if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
         raise InputError(f"{path}: not an lm-eval results file (no 'results' section)")
     version = results.get("lm_eval_version")
@@ -132,19 +130,12 @@ def _mean_metrics(results: dict[str, Any] | None, task: str) -> set[str] | None:
 
 def _records(path: Path) -> list[dict[str, Any]]:
     records = []
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                if not isinstance(record, dict) or not all(key in record for key in _KEYS):
-                    raise InputError(
-                        f"{path}: line {number} is not an lm-eval sample (needs {', '.join(_KEYS)})"
-                    )
-                records.append(record)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise InputError(f"{path}: not an lm-eval samples file (not JSON lines)") from None
+    for number, record in jsonl_objects(path, "lm-eval samples file"):
+        if not all(key in record for key in _KEYS):
+            raise InputError(
+                f"{path}: line {number} is not an lm-eval sample (needs {', '.join(_KEYS)})"
+            )
+        records.append(record)
     if not records:
         raise InputError(f"{path}: the lm-eval samples file is empty")
     return records

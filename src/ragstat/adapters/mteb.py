@@ -24,7 +24,6 @@ MTEB version.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -33,7 +32,9 @@ from typing import Any
 
 from ragstat.adapters.base import RunSource
 from ragstat.adapters.beir import read_qrels_tsv
+from ragstat.adapters.values import json_file
 from ragstat.errors import InputError
+from ragstat.records.textio import open_regular
 
 __all__ = ["TOOL", "read", "sniff"]
 
@@ -54,19 +55,40 @@ class _Predictions:
     run: dict[str, dict[str, float]]
 
 
+def _looks_like_predictions(path: Path) -> bool:
+    """Whether ``path`` starts like a predictions file; an unreadable one is an error."""
+    try:
+        with open_regular(path, "MTEB predictions file") as f:
+            head = f.read(4096)
+    except OSError as exc:
+        raise InputError(f"cannot read MTEB predictions file {path}: {exc.strerror}") from None
+    return _HEAD.match(head.decode("utf-8", errors="replace")) is not None
+
+
 def _is_predictions(path: Path) -> bool:
     try:
-        if not path.is_file() or not path.name.endswith(SUFFIX):
-            return False
-        with path.open(encoding="utf-8", errors="replace") as f:
-            return _HEAD.match(f.read(4096)) is not None
-    except OSError:
+        return path.is_file() and path.name.endswith(SUFFIX) and _looks_like_predictions(path)
+    except (OSError, InputError):
         return False
 
 
+def _candidates(folder: Path) -> list[Path]:
+    return sorted(set(folder.glob(f"*{SUFFIX}")) | set(folder.glob(f"*/*{SUFFIX}")))
+
+
 def _prediction_files(folder: Path) -> list[Path]:
-    found = list(folder.glob(f"*{SUFFIX}")) + list(folder.glob(f"*/*{SUFFIX}"))
-    return sorted(p for p in found if _is_predictions(p))
+    return [p for p in _candidates(folder) if _is_predictions(p)]
+
+
+def _folder_files(folder: Path) -> tuple[list[Path], list[str]]:
+    """The predictions files of a folder, and notes on the ``*_predictions.json`` files
+    that are not (an unreadable one, a FIFO or a device is an error, never skipped)."""
+    files: list[Path] = []
+    other: list[Path] = []
+    for p in _candidates(folder):
+        (files if _looks_like_predictions(p) else other).append(p)
+    note = [f"not MTEB predictions, left out: {', '.join(str(p) for p in other)}"]
+    return files, note if other else []
 
 
 def sniff(path: Path) -> bool:
@@ -80,10 +102,7 @@ def sniff(path: Path) -> bool:
 
 
 def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError, ValueError) as err:
-        raise InputError(f"{path}: not MTEB JSON ({err})") from None
+    return json_file(path, "not MTEB JSON")
 
 
 def _ranking(docs: Any, where: str) -> dict[str, float]:
@@ -181,7 +200,7 @@ def _names(found: list[_Predictions]) -> list[str]:
 def read(path: Path) -> RunSource:
     """Predictions and qrels written around an MTEB run (see the module docstring)."""
     path = Path(path)
-    files = _prediction_files(path) if path.is_dir() else [path]
+    files, skipped = _folder_files(path) if path.is_dir() else ([path], [])
     if not files:
         raise InputError(f"{path}: no MTEB predictions file (*{SUFFIX}) here or one level down")
     found = [_read_predictions(p) for p in files]
@@ -199,6 +218,7 @@ def read(path: Path) -> RunSource:
     first = found[0]
     notes = [f"task {first.task}, subset {first.subset}, split {first.split}",
              f"qrels: {qrels_path}"]  # fmt: skip
+    notes += skipped
     if aggregates:
         notes.append("aggregates from MTEB's results JSON (MTEB rounds to 5 decimals)")
     version = versions.pop() if len(versions) == 1 else None

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
-from ragstat.adapters.values import is_number, number, scalar
+from ragstat.adapters.values import is_number, json_file, number, scalar
 from ragstat.errors import InputError
+from ragstat.records.textio import open_regular, read_json_file
 
 __all__ = ["SUPPORTED_VERSIONS", "TOOL", "read", "sniff"]
 
@@ -34,11 +35,11 @@ _PASS, _SCORE = "pass", "score"
 def sniff(path: Path) -> bool:
     """True when ``path`` is a promptfoo results JSON (never raises)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(_SNIFF_BYTES)
         if not head.lstrip().startswith(b"{") or b'"results"' not in head:
             return False
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = read_json_file(path, "promptfoo results file")
         inner = data.get("results") if isinstance(data, dict) else None
         return (
             isinstance(inner, dict)
@@ -113,10 +114,7 @@ def _item_ids(frame: Any) -> list[str]:
 
 
 def _load(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path}: not a promptfoo results JSON ({type(exc).__name__})") from None
+    data = json_file(path, "not a promptfoo results JSON")
     inner = data.get("results") if isinstance(data, dict) else None
     if not isinstance(inner, dict) or not isinstance(inner.get("results"), list):
         raise InputError(f"{path}: not a promptfoo results JSON (no results.results list)")

@@ -12,6 +12,7 @@ aggregate: ragas' own is the mean of each metric column over the rows.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import math
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import Any
 
 from ragstat.adapters.base import ITEM, REFERENCE_IDS, REPEAT, SYSTEM, SourceTable
 from ragstat.errors import InputError
+from ragstat.records.textio import jsonl_objects, open_regular, read_bytes, regular_file
+from ragstat.resources.inputs import json_value
 
 __all__ = ["SAMPLE_FIELDS", "TOOL", "read", "sniff"]
 
@@ -54,11 +57,11 @@ def _columns(path: Path) -> list[str]:
     if path.suffix.lower() in _PARQUET:
         import pyarrow.parquet as pq
 
-        return list(pq.read_schema(path).names)
-    with open(path, encoding="utf-8") as fh:
-        first = fh.readline(1 << 20).strip()
+        return list(pq.read_schema(regular_file(path, "ragas table")).names)
+    with open_regular(path, "ragas table") as fh:
+        first = fh.readline(1 << 20).decode("utf-8").strip()
     if first.startswith("{"):
-        record = json.loads(first)
+        record = json_value(first, str(path))
         return list(record) if isinstance(record, dict) else []
     import csv
 
@@ -85,17 +88,23 @@ def read(path: Path) -> SourceTable:
 def _load(path: Path) -> Any:
     import pandas as pd
 
+    what = "ragas table"
+    if path.suffix.lower() in _PARQUET:
+        try:
+            return pd.read_parquet(regular_file(path, what))
+        except (OSError, ValueError, ImportError) as exc:
+            raise InputError(f"{path}: not a ragas result table ({_first(exc)})") from None
+    data = read_bytes(path, what)
+    if data.lstrip().startswith(b"{") or path.suffix.lower() == ".jsonl":
+        return pd.DataFrame.from_records([obj for _, obj in jsonl_objects(path, what)])
     try:
-        if path.suffix.lower() in _PARQUET:
-            return pd.read_parquet(path)
-        with open(path, encoding="utf-8") as fh:
-            jsonl = fh.read(1).lstrip().startswith("{") or path.suffix.lower() == ".jsonl"
-        if jsonl:
-            return pd.read_json(path, lines=True, dtype=False)
-        return pd.read_csv(path, keep_default_na=True)
-    except (OSError, UnicodeDecodeError, ValueError, ImportError) as exc:
-        what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"{path}: not a ragas result table ({what})") from None
+        return pd.read_csv(io.BytesIO(data), keep_default_na=True, encoding="utf-8")
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"{path}: not a ragas result table ({_first(exc)})") from None
+
+
+def _first(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _score_columns(frame: Any) -> tuple[str, ...]:

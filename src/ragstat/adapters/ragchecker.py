@@ -10,13 +10,13 @@ no repeats.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REFERENCE_IDS, REPEAT, SYSTEM, SourceTable
-from ragstat.adapters.values import number
+from ragstat.adapters.values import json_file, number
 from ragstat.errors import InputError
+from ragstat.records.textio import open_regular, read_json_file
 
 __all__ = ["TOOL", "read", "sniff"]
 
@@ -29,11 +29,11 @@ _SNIFF_BYTES = 1 << 16
 def sniff(path: Path) -> bool:
     """True when ``path`` is a RAGChecker results JSON (never raises)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(_SNIFF_BYTES)
         if not head.lstrip().startswith(b"{") or b'"retrieved_context"' not in head:
             return False
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = read_json_file(path, "RAGChecker results file")
         return _looks_right(data)
     except Exception:  # sniffing never raises
         return False
@@ -78,10 +78,7 @@ def read(path: Path) -> SourceTable:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path}: not a RAGChecker results JSON ({type(exc).__name__})") from None
+    data = json_file(path, "not a RAGChecker results JSON")
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise InputError(f"{path}: not a RAGChecker results JSON (no results list)")
     if not isinstance(data.get("metrics", {}), dict):

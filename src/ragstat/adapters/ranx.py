@@ -24,7 +24,6 @@ A JSON file in the folder that is a ranx ``Report`` (keys ``metrics``,
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -32,7 +31,9 @@ from typing import Any
 
 from ragstat.adapters.base import RunSource
 from ragstat.adapters.beir import read_trec_run
+from ragstat.adapters.values import json_file
 from ragstat.errors import InputError
+from ragstat.records.textio import iter_lines, open_regular
 
 __all__ = ["TOOL", "read", "sniff"]
 
@@ -48,9 +49,9 @@ _METRIC_NAMES = {"precision": "p", "hit_rate": "hit", "r-precision": "rprec"}
 
 def _head(path: Path, pattern: re.Pattern[str]) -> bool:
     try:
-        with path.open(encoding="utf-8", errors="replace") as f:
-            return pattern.match(f.read(4096)) is not None
-    except OSError:
+        with open_regular(path) as f:
+            return pattern.match(f.read(4096).decode("utf-8", errors="replace")) is not None
+    except (OSError, InputError):
         return False
 
 
@@ -74,10 +75,7 @@ def sniff(path: Path) -> bool:
 
 
 def _load_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError, ValueError) as err:
-        raise InputError(f"{path}: not a ranx JSON file ({err})") from None
+    return json_file(path, "not a ranx JSON file")
 
 
 def _is_report(data: Any) -> bool:
@@ -132,16 +130,15 @@ def _parquet(path: Path, value: str) -> dict[str, dict[str, float]]:
 
 def _trec_qrels(path: Path) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
-    with path.open(encoding="utf-8") as f:
-        for line, text in enumerate(f, 1):
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) != 4:
-                raise InputError(f"{path}:{line}: expected a TREC qrels line (qid 0 doc rel)")
-            out.setdefault(fields[0], {})[fields[2]] = _number(
-                _float(fields[3], f"{path}:{line}"), f"{path}:{line}"
-            )
+    for line, text in iter_lines(path, "TREC qrels file"):
+        fields = text.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise InputError(f"{path}:{line}: expected a TREC qrels line (qid 0 doc rel)")
+        out.setdefault(fields[0], {})[fields[2]] = _number(
+            _float(fields[3], f"{path}:{line}"), f"{path}:{line}"
+        )
     if not out:
         raise InputError(f"{path}: the qrels file is empty")
     return out

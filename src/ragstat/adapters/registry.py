@@ -15,6 +15,7 @@ from types import ModuleType
 
 from ragstat.adapters.base import RunSource, SourceTable
 from ragstat.errors import InputError
+from ragstat.records.textio import regular_file
 
 __all__ = ["FORMATS", "detect", "read_source", "resolve_format"]
 
@@ -57,6 +58,8 @@ def resolve_format(path: Path, fmt: str | None) -> str:
     """``fmt``, or the format detected from the file (an error when none or several match)."""
     if not path.exists():
         raise InputError(f"{path}: no such file")
+    if not path.is_dir():
+        regular_file(path, "input")  # a FIFO or device is refused before anything opens it
     found = fmt if fmt is not None else detect(path)
     if found is None:
         raise InputError(

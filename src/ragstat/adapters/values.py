@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Any
 
-__all__ = ["flatten", "is_number", "number", "scalar"]
+from ragstat.errors import InputError
+from ragstat.records.textio import read_json_file
+
+__all__ = ["flatten", "is_number", "json_file", "number", "scalar"]
 
 
 def is_number(value: Any) -> bool:
@@ -35,3 +39,13 @@ def flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
         out[prefix] = json.dumps(value, default=str)
     else:
         out[prefix] = value
+
+
+def json_file(path: Path, prefix: str) -> Any:
+    """The JSON value of ``path`` read strictly (:func:`ragstat.records.textio.read_json_file`:
+    regular file, UTF-8, caps); a failure is one line ``"{path}: {prefix} ({why})"``."""
+    try:
+        return read_json_file(path, "file")
+    except InputError as exc:
+        why = str(exc).split(str(path), 1)[-1].lstrip(": ").strip()
+        raise InputError(f"{path}: {prefix} ({why})") from None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from ragstat.corpus.demo import DEMO_NAME, load_demo
 from ragstat.corpus.document import Corpus, Document, Excluded
 from ragstat.corpus.extract import EXTRACTORS, Extracted, Unreadable, extract
 from ragstat.errors import InputError
+from ragstat.resources.inputs import check_depth, open_regular, read_all
 
 __all__ = [
     "DEMO_NAME",
@@ -46,12 +48,9 @@ _MAX_LISTED = 5
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"{what} {str(path)!r} does not exist or is not a file; check the path")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {str(path)!r}: {exc}") from None
+    return read_all(path, what)  # a regular file, gunzipped within the caps
 
 
 def _jsonl_record(raw: bytes, lineno: int, path: Path) -> dict | None:
@@ -65,6 +64,7 @@ def _jsonl_record(raw: bytes, lineno: int, path: Path) -> dict | None:
         ) from None
     if not line.strip():
         return None
+    check_depth(line, f"{path}: line {lineno}")
     try:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -183,16 +183,47 @@ def load_jsonl(
 # -------------------------------------------------------------------------- folder
 
 
-def _extract(path: Path, rel: str) -> Extracted | Excluded:
+def _outside(path: Path, root: Path, follow: bool) -> str | None:
+    """Why ``path`` (inside ``root``) is not read: a FIFO, device or socket, or a
+    symbolic link whose target lies outside ``root`` (unless ``follow``); else None."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"cannot read file ({exc.strerror or exc}; a broken symbolic link?)"
+    if stat.S_ISDIR(st.st_mode):
+        return "symbolic link to a folder; not followed"
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
+        return f"{kind}, not a regular file; not read"
+    if follow or (not path.is_symlink() and not _linked_parent(path, root)):
+        return None
+    target = path.resolve()
+    if target.is_relative_to(root.resolve()):
+        return None
+    return (
+        f"symbolic link to {target}, outside the corpus folder; not read "
+        "(follow links out of the folder only on purpose: --follow-symlinks)"
+    )
+
+
+def _linked_parent(path: Path, root: Path) -> bool:
+    return any(p.is_symlink() for p in path.parents if p != root and p.is_relative_to(root))
+
+
+def _extract(path: Path, rel: str, root: Path, follow: bool = False) -> Extracted | Excluded:
+    why = _outside(path, root, follow)
+    if why is not None:
+        return Excluded(rel, why)
     extractor = EXTRACTORS.get(path.suffix.lower())
     if extractor is None:
         kind = repr(path.suffix) if path.suffix else "(the file has none)"
         supported = ", ".join(sorted(EXTRACTORS))
         return Excluded(rel, f"unsupported extension {kind}; supported: {supported}")
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return Excluded(rel, f"cannot read file ({exc.strerror or exc})")
+        with open_regular(path, "document") as fh:  # non-blocking: never hangs on a FIFO
+            data = fh.read()
+    except (OSError, InputError) as exc:
+        return Excluded(rel, f"cannot read file ({getattr(exc, 'strerror', None) or exc})")
     try:
         return extract(extractor, data)
     except Unreadable as exc:
@@ -245,21 +276,27 @@ def _walk(folder: Path, exclude: Sequence[Path]) -> tuple[list[tuple[str, Path]]
         here = Path(root)
         for d in sorted(dirs):
             sub = here / d
-            if sub.absolute() in skip or _is_ragstat_output(sub):
+            if sub.is_symlink():  # os.walk does not enter it; listed as excluded
+                names.append(d)
+            elif sub.absolute() in skip or _is_ragstat_output(sub):
                 dirs.remove(d)
                 skipped.append(sub.relative_to(folder).as_posix())
         files.extend((here / n).relative_to(folder).as_posix() for n in names)
     return sorted((rel, folder / rel) for rel in files), sorted(skipped)
 
 
-def load_folder(path: str | os.PathLike, *, exclude: Sequence[Path] = ()) -> Corpus:
+def load_folder(
+    path: str | os.PathLike, *, exclude: Sequence[Path] = (), follow_symlinks: bool = False
+) -> Corpus:
     """Load every supported file under ``path`` (recursive, sorted by relative path).
 
     ``doc_id`` is the POSIX path relative to the folder; metadata holds ``format``
     (the lowercase extension without the dot) and ``folder`` (the relative parent
     folder, ``""`` at the top), plus ``extraction_warnings`` (how many) and
     ``first_extraction_warning`` for a file read with library warnings. Unreadable
-    files and other extensions are listed in ``Corpus.excluded``. A missing or empty
+    files and other extensions are listed in ``Corpus.excluded``, and so are FIFOs, devices,
+    sockets (never opened), links to folders (not followed) and symbolic links to files
+    outside the folder (read only with ``follow_symlinks``). A missing or empty
     folder, or one where no file could be read, raises :class:`InputError`.
     """
     folder = Path(path)
@@ -272,7 +309,7 @@ def load_folder(path: str | os.PathLike, *, exclude: Sequence[Path] = ()) -> Cor
     documents: list[Document] = []
     excluded: list[Excluded] = []
     for rel, file in files:
-        result = _extract(file, rel)
+        result = _extract(file, rel, folder, follow_symlinks)
         if isinstance(result, Excluded):
             excluded.append(result)
             continue
@@ -286,7 +323,9 @@ def load_folder(path: str | os.PathLike, *, exclude: Sequence[Path] = ()) -> Cor
 # ------------------------------------------------------------------------ dispatch
 
 
-def load_corpus(path_or_name: str | os.PathLike, *, exclude: Sequence[Path] = ()) -> Corpus:
+def load_corpus(
+    path_or_name: str | os.PathLike, *, exclude: Sequence[Path] = (), follow_symlinks: bool = False
+) -> Corpus:
     """``"demo"`` → :func:`load_demo`; a folder → :func:`load_folder`; a ``.jsonl`` or
     ``.ndjson`` file → :func:`load_jsonl`; anything else → :class:`InputError`.
 
@@ -298,7 +337,7 @@ def load_corpus(path_or_name: str | os.PathLike, *, exclude: Sequence[Path] = ()
         return load_demo()
     path = Path(path_or_name).expanduser()
     if path.is_dir():
-        return load_folder(path, exclude=exclude)
+        return load_folder(path, exclude=exclude, follow_symlinks=follow_symlinks)
     if not path.exists():
         raise InputError(
             f"corpus {str(path)!r} does not exist; pass a .jsonl file, a folder of documents, "

@@ -6,7 +6,9 @@
 * bytes are decoded as UTF-8 (a leading byte-order mark is dropped); anything else is an
   `InputError` naming the file, the line and the byte offset;
 * gzip files are recognised by their magic bytes (whatever the suffix) and read
-  transparently; a damaged one is an `InputError`;
+  transparently, within the caps of :mod:`ragstat.resources.inputs` (decompressed size and
+  ratio, line length, JSON depth); a damaged one is an `InputError`;
+* only regular files are read: a FIFO, device or socket is refused before it is opened;
 * a JSONL line must hold one JSON object; invalid JSON, nesting too deep for the parser,
   an integer too long to convert and a lone UTF-16 surrogate escape (``"\\udc80"``: not
   text, and it cannot be written back as UTF-8) are `InputError` s naming ``path:line``.
@@ -14,37 +16,37 @@
 
 from __future__ import annotations
 
-import gzip
-import io
-import json
 import re
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ragstat.errors import InputError
+from ragstat.resources.inputs import (
+    LINE_ENV,
+    chunks,
+    json_value,
+    max_line,
+    open_regular,
+    read_all,
+    regular_file,
+)
 
-__all__ = ["iter_lines", "jsonl_objects", "lone_surrogate", "parse_json_line", "read_json_file"]
+__all__ = [
+    "iter_lines",
+    "jsonl_objects",
+    "lone_surrogate",
+    "open_regular",
+    "parse_json_line",
+    "read_bytes",
+    "read_json_file",
+    "regular_file",
+]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
-
-
-def _open(path: Path, what: str) -> tuple[gzip.GzipFile | io.BufferedReader, io.BufferedReader]:
-    """(stream, file): ``path`` opened for binary reading, the stream decompressing it when
-    it starts with gzip's magic bytes (then both must be closed)."""
-    if not path.is_file():
-        raise InputError(f"{what} {path}: no such file (or it is a folder)")
-    try:
-        fh = path.open("rb")
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    if fh.peek(2)[:2] == _GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=fh, mode="rb"), fh
-    return fh, fh
 
 
 def _decode(raw: bytes, path: Path, what: str, lineno: int, offset: int, gz: bool) -> str:
@@ -64,28 +66,49 @@ def _decode(raw: bytes, path: Path, what: str, lineno: int, offset: int, gz: boo
         ) from None
 
 
+def _too_long(path: Path, what: str, limit: int) -> InputError:
+    return InputError(
+        f"{what} {path}: a line longer than {limit:,} bytes (the cap on one line); "
+        f"set {LINE_ENV} (e.g. 512M) to read it"
+    )
+
+
+def _raw_lines(path: Path, what: str) -> Iterator[tuple[bytes, bool]]:
+    """(line with its end, gzip?) of ``path``; a line longer than the cap is an error."""
+    limit = max_line()
+    with open_regular(path, what) as fh:
+        gz = fh.read(2) == _GZIP_MAGIC
+        fh.seek(0)
+        buf = bytearray()
+        for data in chunks(fh, f"{what} {path}"):
+            buf += data
+            start = 0
+            while (end := buf.find(b"\n", start)) >= 0:
+                if end - start > limit:
+                    raise _too_long(path, what, limit)
+                yield bytes(buf[start : end + 1]), gz
+                start = end + 1
+            del buf[:start]
+            if len(buf) > limit:
+                raise _too_long(path, what, limit)
+        if buf:
+            yield bytes(buf), gz
+
+
 def iter_lines(path: str | Path, what: str = "file") -> Iterator[tuple[int, str]]:
     """(line number, text) of every line of ``path``, split on ``"\\n"`` only, without the
-    line end (``"\\n"`` or ``"\\r\\n"``); UTF-8 (byte-order mark dropped), gzip read through."""
+    line end (``"\\n"`` or ``"\\r\\n"``); UTF-8 (byte-order mark dropped), gzip read through
+    within the caps of :mod:`ragstat.resources.inputs`; a FIFO or device is refused."""
     path = Path(path)
-    stream, fh = _open(path, what)
-    gz = stream is not fh
     offset = 0
-    lineno = 0
     try:
-        with fh, stream:
-            for lineno, raw in enumerate(stream, 1):
-                start = offset
-                offset += len(raw)
-                if lineno == 1 and raw.startswith(_BOM):
-                    raw, start = raw[len(_BOM) :], start + len(_BOM)
-                text = _decode(raw, path, what, lineno, start, gz)
-                yield lineno, text.removesuffix("\n").removesuffix("\r")
-    except _GZIP_ERRORS as exc:
-        raise InputError(
-            f"{what} {path}: damaged gzip data (at line {lineno + 1} of the decompressed text: "
-            f"{exc}); decompress it to check it, or give the uncompressed file"
-        ) from None
+        for lineno, (raw, gz) in enumerate(_raw_lines(path, what), 1):
+            start = offset
+            offset += len(raw)
+            if lineno == 1 and raw.startswith(_BOM):
+                raw, start = raw[len(_BOM) :], start + len(_BOM)
+            text = _decode(raw, path, what, lineno, start, gz)
+            yield lineno, text.removesuffix("\n").removesuffix("\r")
     except OSError as exc:
         raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
 
@@ -109,17 +132,9 @@ def lone_surrogate(value: object) -> str | None:
     return None
 
 
-def parse_json_line(line: str, where: str) -> object:
+def parse_json_line(line: str, where: str) -> Any:
     """One JSON value from ``line``; every failure is an `InputError` starting ``where:``."""
-    try:
-        value = json.loads(line)
-    except json.JSONDecodeError as exc:
-        at = f"line {exc.lineno}, column {exc.colno}" if "\n" in line else f"column {exc.colno}"
-        raise InputError(f"{where}: not valid JSON ({exc.msg} at {at})") from None
-    except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply to read") from None
-    except ValueError as exc:  # e.g. an integer literal longer than Python converts
-        raise InputError(f"{where}: unreadable JSON value ({exc})") from None
+    value = json_value(line, where)
     if _SURROGATE_ESCAPE.search(line):
         bad = lone_surrogate(value)
         if bad is not None:
@@ -150,13 +165,17 @@ def _kind(value: object) -> str:
     return names.get(type(value), "a number")
 
 
-def read_json_file(path: str | Path, what: str = "JSON file") -> object:
-    """The JSON value of a whole (small) file: UTF-8, every failure an `InputError`."""
+def read_bytes(path: str | Path, what: str = "file") -> bytes:
+    """The bytes of a whole regular file (gunzipped within the caps when gzip); a FIFO,
+    device or unreadable file is an `InputError`."""
+    return read_all(path, what)
+
+
+def read_json_file(path: str | Path, what: str = "JSON file") -> Any:
+    """The JSON value of a whole file: UTF-8 (gzip read through), every failure an
+    `InputError` naming the file (and the line of a bad byte)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    data = read_bytes(path, what)
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
     try:
@@ -164,8 +183,7 @@ def read_json_file(path: str | Path, what: str = "JSON file") -> object:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(
-            f"{what} {path}:{line}: not UTF-8 text (byte offset {exc.start}); "
-            "it must be the JSON file ragstat wrote"
+            f"{what} {path}:{line}: not UTF-8 text (byte offset {exc.start}); re-encode it as UTF-8"
         ) from None
     if not text.strip():
         raise InputError(f"{what} {path} is empty")

@@ -14,6 +14,7 @@ wrong the file is re-read line by line, so every error names ``path:line``.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ import pandas as pd
 
 from ragstat.errors import InputError
 from ragstat.records.query_columns import Locate
-from ragstat.records.textio import iter_lines, jsonl_objects
+from ragstat.records.textio import iter_lines, jsonl_objects, read_bytes, regular_file
 
 __all__ = [
     "TREC_QRELS",
@@ -260,7 +261,7 @@ def _tabular(path: Path, fmt: str, kind: str) -> RawTable:
             locate: Callable[[int], str] = lambda i: f"{path}, row {i + 1}"  # noqa: E731
         else:
             frame = pd.read_csv(
-                path,
+                io.BytesIO(read_bytes(path, f"{kind} file")),  # gzip within the caps
                 sep="\t" if fmt == "tsv" else ",",
                 dtype={"query_id": str, "doc_id": str},
                 keep_default_na=False,
@@ -277,8 +278,7 @@ def _tabular(path: Path, fmt: str, kind: str) -> RawTable:
 def read_table(path: str | Path, layout: TrecLayout, optional: tuple[str, ...] = ()) -> RawTable:
     """Parse ``path`` by its suffix (TREC text when not JSONL/CSV/TSV/Parquet)."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{layout.kind} file {path} does not exist (or is not a file)")
+    regular_file(path, f"{layout.kind} file")  # no FIFO or device; exists
     fmt = detect_format(path)
     if fmt == "jsonl":
         return _jsonl(path, layout.kind, ("query_id", "doc_id", layout.value), optional)
