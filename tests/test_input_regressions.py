@@ -281,7 +281,7 @@ def test_deeply_nested_report_json_is_an_input_error(capsys, tmp_path):
         report.write_text(text)
         rc, _, err = cli(capsys, "report", folder)
         # the file is named (with `report` rendering in a staging copy, by the copy's path)
-        assert rc == 2 and "report.json" in err and "nested too deeply" in err
+        assert rc == 2 and "report.json" in err and "nested" in err and "deep" in err
 
 
 @pytest.mark.parametrize(

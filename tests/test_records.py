@@ -89,7 +89,7 @@ def test_system_column_requires_a_choice(frame, tmp_path):
         (lambda f: f.assign(rr=np.where(f.index == f.index[0], np.nan, f["rr"])), "missing|NaN"),
         (
             lambda f: f.assign(hit=f["hit"].astype(str).where(f.index != f.index[2], "yes")),
-            "not numeric",
+            r"1 of \d+ cells of score column 'hit' are not numbers \(row 3: 'yes'\)",
         ),
         (lambda f: f.assign(query_id="same"), "duplicate 'query_id'"),
         (lambda f: f.assign(doc_id=f["doc_id"].where(f.index != f.index[5])), "have no 'doc_id'"),
@@ -144,7 +144,7 @@ def test_array_input_validation():
         aggregate_arrays(["a", "b"], [1.0, np.nan])
     with pytest.raises(InputError, match="empty"):
         aggregate_arrays([], [])
-    with pytest.raises(InputError, match="not numeric"):
+    with pytest.raises(InputError, match=r"1 of 2 cells of score column 'score' are not numbers"):
         aggregate_arrays(["a", "b"], ["x", "1"])
     with pytest.raises(InputError, match="duplicate"):
         DocStats(doc_id=["a", "a"], n=[1, 2], s=[0, 1], q=[0, 1])

@@ -36,8 +36,29 @@ def _table(data: Any) -> Any:
     except ImportError:  # pragma: no cover - pandas is a dependency
         return None
     if isinstance(data, pd.DataFrame):
-        return pa.Table.from_pandas(data, preserve_index=False)
+        try:
+            return pa.Table.from_pandas(data, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            # a column mixing numbers and text ("ERROR"): stored as text, so the reader
+            # names its cells that are not numbers instead of failing here
+            return pa.Table.from_pandas(_mixed_as_text(data), preserve_index=False)
     return None
+
+
+def _mixed_as_text(frame: Any) -> Any:
+    """``frame`` with its object columns as text (None where missing; booleans as 1/0)."""
+    import pandas as pd
+
+    def text(v: Any) -> str | None:
+        if v is None or (isinstance(v, float) and v != v) or v is pd.NA:
+            return None
+        return str(int(v)) if isinstance(v, bool) else str(v)
+
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object:
+            out[column] = out[column].map(text).astype(object)
+    return out
 
 
 @contextmanager

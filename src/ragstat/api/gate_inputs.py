@@ -17,13 +17,16 @@ twins whatever produced the numbers:
 ``kind = "generation"``
     answers JSONL as ``ragstat generation`` reads it (``path``, ``cluster_by``).
 
+Every kind takes ``non_numeric = "error" | "missing"``: what a score cell that is not a
+number means for this input (default: the gates file's ``non_numeric``, else an error).
+
 Paths are relative to the gates file's folder.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,7 @@ import pandas as pd
 from ragstat.api.columns import resolve_column
 from ragstat.api.data import read_table
 from ragstat.errors import InputError
+from ragstat.records.cells import check_non_numeric
 
 __all__ = ["INPUT_KINDS", "GateInput", "load_input"]
 
@@ -46,9 +50,10 @@ _KEYS = {
         "cluster_by",
         "cluster_rule",
         "missing_cluster",
+        "non_numeric",
     },
-    "evaluate": {"kind", "qrels", "run", "metrics", "cluster_by", "cluster_column"},
-    "generation": {"kind", "path", "cluster_by"},
+    "evaluate": {"kind", "qrels", "run", "metrics", "cluster_by", "cluster_column", "non_numeric"},
+    "generation": {"kind", "path", "cluster_by", "non_numeric"},
 }
 
 
@@ -62,6 +67,8 @@ class GateInput:
     source: str
     files: dict[str, Path] = field(default_factory=dict)
     note: str = ""
+    #: A score cell that is not a number: "error" | "missing"; None: the gates file's setting.
+    non_numeric: str | None = None
 
     def scores(self) -> list[str]:
         """The frame's columns a gate may use as its metric."""
@@ -175,4 +182,9 @@ def load_input(name: str, spec: Any, base: Path) -> GateInput:
     unknown = sorted(set(spec) - _KEYS[kind])
     if unknown:
         raise InputError(f"{where}: unknown key(s) {unknown} for kind {kind!r}")
-    return _LOADERS[kind](name, spec, base, where)
+    loaded = _LOADERS[kind](name, spec, base, where)
+    if "non_numeric" not in spec:
+        return loaded
+    return replace(
+        loaded, non_numeric=check_non_numeric(spec["non_numeric"], f"{where} non_numeric")
+    )

@@ -39,7 +39,9 @@ PermutationReps = Annotated[
 
 
 @dataclass(frozen=True, kw_only=True)
-class CompareOptions(o.AnalysisOptions, o.DesignOptions, o.SourceOptions, o.OutputOptions):
+class CompareOptions(
+    o.AnalysisOptions, o.DesignOptions, o.ScoreCellOptions, o.SourceOptions, o.OutputOptions
+):
     a: A
     b: B = None
     systems: Systems = None
@@ -90,6 +92,7 @@ def compare(a: CompareOptions) -> None:
             strata=a.strata,
             population_file=a.population_file,
             score_range=a.score_range,
+            non_numeric=a.non_numeric,
         )
         result = run.result
         log.config["seed"] = result.report.seed
@@ -111,8 +114,9 @@ def _two_sample(a: CompareOptions) -> None:
     inputs = {"a": a.a, "b": a.b}
     with recorded("compare", settings_of(a), inputs=inputs, out=a.out, force=a.force) as log:
         result = compare_two_sample(
-            a.a, a.b, systems=a.systems, arm=a.arm, cluster=a.cluster, score=a.score, level=a.level
-        )
+            a.a, a.b, systems=a.systems, arm=a.arm, cluster=a.cluster, score=a.score,
+            level=a.level, non_numeric=a.non_numeric,
+        )  # fmt: skip
         log.results = result.to_dict()
         if log.out is not None:
             log.wrote(write_json(log.out / "result.json", result.to_dict()))

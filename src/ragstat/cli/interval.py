@@ -28,7 +28,12 @@ System = Annotated[str | None, typer.Option(help="Keep rows of this system only"
 
 @dataclass(frozen=True, kw_only=True)
 class IntervalOptions(
-    o.AnalysisOptions, o.DesignOptions, o.EngineOptions, o.SourceOptions, o.OutputOptions
+    o.AnalysisOptions,
+    o.DesignOptions,
+    o.EngineOptions,
+    o.ScoreCellOptions,
+    o.SourceOptions,
+    o.OutputOptions,
 ):
     file: File
     cluster: o.Cluster = "doc_id"
@@ -75,6 +80,7 @@ def interval(a: IntervalOptions) -> None:
             workers=a.workers,
             engine=a.engine,
             scheduler=a.scheduler,
+            non_numeric=a.non_numeric,
         )
         _record(log, run, a, label(a.file, data))
     o.emit(run.report, a.as_json, lambda: _render(run, a.file, data, a.system))

@@ -81,6 +81,14 @@ MissingCluster = Annotated[
         help="Another tool's file: items without a cluster value: exclude (counted) | error"
     ),
 ]
+NonNumeric = Annotated[
+    str,
+    typer.Option(
+        "--non-numeric",
+        help="A score cell that is not a number (ERROR, n/a): error (stop, the default) | "
+        "missing (leave its row out, counted apart from missing cells)",
+    ),
+]
 Engine = Annotated[
     str,
     typer.Option(help="local (this machine) or dask (a Dask cluster: pip install ragstat[dask])"),
@@ -147,6 +155,13 @@ class AnalysisOptions:
 
     def estimand_list(self) -> list[str]:
         return split(self.estimand, ("micro", "macro"), "estimand") or ["micro", "macro"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoreCellOptions:
+    """What a score cell that is not a number means (records/cells.py): error or missing."""
+
+    non_numeric: NonNumeric = "error"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -51,6 +51,10 @@ class GateResult(Tidy):
     p_value: float | None = None
     system: str | None = None
     window: str | None = None
+    #: Rows of the gate's slice left out without a score: missing cells, and cells that
+    #: were not numbers (counted only when the gates file treats them as missing).
+    missing: int = 0
+    non_numeric: int = 0
 
     headline_columns = ("gate", "condition", "estimate", "lower", "upper", "level", "outcome")
 
@@ -136,6 +140,7 @@ class GateResult(Tidy):
             "K": self.K,
             "N": plain(self.N),
             "evidence": self.evidence,
+            "unscored": {"missing": self.missing, "non_numeric": self.non_numeric},
             "p_value": plain(self.p_value),
             "why": self.why(),
         }

@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ragstat.errors import InputError
+from ragstat.records.cells import numeric_cells
 from ragstat.records.docstats import DocStats, LagSums
 
 __all__ = ["aggregate_arrays", "aggregate_frame", "lag_sums"]
+
+_DROP = "leave those rows out"
 
 
 def _check_scores(y: np.ndarray, doc_id: np.ndarray, score: str) -> None:
@@ -48,10 +51,10 @@ def aggregate_arrays(
     enables the lag-1 autocorrelation diagnostic.
     """
     doc_id = _column(doc_id, "doc_id", None)
-    try:
-        y = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"score {score!r} is not numeric: {exc}") from None
+    cells = np.asarray(y, dtype=None if hasattr(y, "dtype") else object)
+    if cells.ndim != 1:
+        raise InputError(f"score {score!r} must be one-dimensional")
+    y, _ = numeric_cells(cells, score, "scores", "error", _DROP)  # "ERROR": one-line error
     if y.shape != doc_id.shape:
         raise InputError(f"doc_id has {doc_id.size} rows but score {score!r} has {y.size}")
     if y.size == 0:
@@ -150,10 +153,7 @@ def aggregate_frame(
         raise InputError(f"column(s) {missing} not found; available columns: {list(frame.columns)}")
     if frame[cluster].isna().any():
         raise InputError(f"column {cluster!r} has missing values: every query needs a document")
-    try:
-        y = frame[score].to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
-        raise InputError(f"score column {score!r} is not numeric") from None
+    y, _ = numeric_cells(frame[score], score, "frame", "error", _DROP)
     return aggregate_arrays(
         frame[cluster].astype(str).to_numpy(),
         y,

@@ -132,6 +132,8 @@ class DocStats:
     declared range, or [lo − hi, hi − lo] for a difference of two bounded scores) when
     it is not read from the values; ``difference``: the scores are per-query differences
     y_A − y_B of two systems. :meth:`known_bounds` combines them with the values.
+    ``non_numeric``: rows left out because their score was not a number (only when the
+    user asked to treat such cells as missing, :mod:`ragstat.records.cells`).
     """
 
     doc_id: np.ndarray
@@ -147,6 +149,7 @@ class DocStats:
     m: np.ndarray | None = None
     bounds: tuple[float, float] | None = None
     difference: bool = False
+    non_numeric: int = 0
 
     def __post_init__(self) -> None:
         doc_id = _ids(self.doc_id)
@@ -230,6 +233,7 @@ class DocStats:
             m=None if self.m is None else self.m[index],
             bounds=self.bounds,
             difference=self.difference,
+            non_numeric=self.non_numeric,
         )
 
     def to_frame(self):

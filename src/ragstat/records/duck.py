@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ragstat.errors import InputError
+from ragstat.records.cells import OPT_IN, check_non_numeric, not_numbers_message
 from ragstat.records.docstats import DocStats, LagSums, QueryScores
 
 __all__ = ["Columns"]
@@ -178,8 +179,9 @@ def validate(con, label: str, view: str, cols: Columns) -> float:
         label,
         f"""SELECT count(*),
                count(*) FILTER (WHERE {d} IS NULL),
-               count(*) FILTER (WHERE {y} IS NULL),
-               count(*) FILTER (WHERE {y} IS NOT NULL AND TRY_CAST({y} AS DOUBLE) IS NULL),
+               count(*) FILTER (WHERE {y} IS NULL OR trim(CAST({y} AS VARCHAR)) = ''),
+               count(*) FILTER (WHERE {y} IS NOT NULL AND trim(CAST({y} AS VARCHAR)) <> ''
+                                AND TRY_CAST({y} AS DOUBLE) IS NULL),
                count(*) FILTER (WHERE NOT isfinite(TRY_CAST({y} AS DOUBLE))),
                fsum(TRY_CAST({y} AS DOUBLE)) FILTER (WHERE isfinite(TRY_CAST({y} AS DOUBLE)))
             FROM {ident(view)}""",
@@ -192,7 +194,7 @@ def validate(con, label: str, view: str, cols: Columns) -> float:
     if null_y:
         raise InputError(f"{label}: score {score!r} is missing in {null_y} row(s)")
     if non_numeric:
-        raise InputError(f"{label}: score {score!r} is not numeric in {non_numeric} row(s)")
+        raise InputError(_not_numbers(con, label, view, score, non_numeric, rows, OPT_IN))
     if non_finite:
         raise InputError(f"{label}: score {score!r} is NaN or infinite in {non_finite} row(s)")
     if cols.position is not None:
@@ -213,6 +215,47 @@ def validate(con, label: str, view: str, cols: Columns) -> float:
             shown = ", ".join(f"{r[0]!r} ({r[1]}×)" for r in dup)
             raise InputError(f"{label}: duplicate {cols.query_id!r} values: {shown}")
     return float(total) / rows
+
+
+def _not_numbers(con, label: str, view: str, score: str, count: int, total: int, hint: str):
+    """The one-line message for ``count`` cells of ``score`` that are not numbers."""
+    y = ident(score)
+    first = run(
+        con,
+        label,
+        f"SELECT rn, CAST(v AS VARCHAR) FROM (SELECT row_number() OVER () AS rn, {y} AS v "
+        f"FROM {ident(view)}) WHERE v IS NOT NULL AND trim(CAST(v AS VARCHAR)) <> '' "
+        "AND TRY_CAST(v AS DOUBLE) IS NULL ORDER BY rn LIMIT 3",
+    ).fetchall()
+    return not_numbers_message(label, score, count, total, [(int(i), v) for i, v in first], hint)
+
+
+def score_cells(
+    con, label: str, view: str, score: str, non_numeric: str = "error", hint: str = OPT_IN
+) -> int:
+    """Cells of ``score`` in ``view`` that are not numbers (blank text counts as missing):
+    one-line `InputError` when ``non_numeric == "error"``; with ``"missing"`` the view is
+    replaced by its rows whose score is a number or missing, and the count returned."""
+    check_non_numeric(non_numeric)
+    if score not in columns_of(con, view):
+        return 0  # `validate` names the missing column
+    y = ident(score)
+    bad_sql = (
+        f"{y} IS NOT NULL AND trim(CAST({y} AS VARCHAR)) <> '' AND TRY_CAST({y} AS DOUBLE) IS NULL"
+    )
+    count, total = run(
+        con, label, f"SELECT count(*) FILTER (WHERE {bad_sql}), count(*) FROM {ident(view)}"
+    ).fetchone()
+    if not count:
+        return 0
+    if non_numeric == "error":
+        raise InputError(_not_numbers(con, label, view, score, count, total, hint))
+    kept = f"{view}__all_rows"
+    con.execute(f"ALTER VIEW {ident(view)} RENAME TO {ident(kept)}")
+    con.execute(
+        f"CREATE TEMP VIEW {ident(view)} AS SELECT * FROM {ident(kept)} WHERE NOT ({bad_sql})"
+    )
+    return int(count)
 
 
 def _validate_positions(con, label: str, view: str, cols: Columns) -> None:

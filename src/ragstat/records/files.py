@@ -175,19 +175,23 @@ def aggregate_file(
     query_id: str | None = "auto",
     system: str | None = None,
     system_column: str | None = None,
+    non_numeric: str = "error",
 ) -> DocStats:
     """Aggregate a per-query file to `DocStats` (documents sorted by id) with DuckDB.
 
     ``query_id="auto"`` checks ids for duplicates when a ``query_id`` column
-    exists; a ``system`` column with several systems requires ``system=``.
+    exists; a ``system`` column with several systems requires ``system=``. A score cell
+    that is not a number is an error unless ``non_numeric="missing"``: then its row is
+    left out and counted in ``DocStats.non_numeric``.
     """
     path = Path(path)
     cols = Columns(cluster, score, stratum, position, query_id)
     con, cols = _open(path, cols, system, system_column)
     label = str(path) + (f" (system {system!r})" if system else "")
     try:
+        dropped = duck.score_cells(con, label, "rows", score, non_numeric)
         center = duck.validate(con, label, "rows", cols)
-        return duck.aggregate(con, label, "rows", cols, center)
+        return replace(duck.aggregate(con, label, "rows", cols, center), non_numeric=dropped)
     finally:
         con.close()
 
@@ -200,11 +204,13 @@ def load_query_scores(
     score: str,
     system: str | None = None,
     system_column: str | None = None,
+    non_numeric: str = "error",
 ) -> QueryScores:
     """Per-query scores aligned with ``stats`` (needed only by naive query resampling)."""
     path = Path(path)
     con, cols = _open(path, Columns(cluster, score), system, system_column)
     try:
+        duck.score_cells(con, str(path), "rows", score, non_numeric)
         return duck.fetch_scores(con, str(path), "rows", cols, stats)
     finally:
         con.close()

@@ -32,10 +32,14 @@ class Pairing:
     only_b: int
     on_missing: str
     documents_lost: int = 0  # documents none of whose queries matched (dropped whole)
+    #: Rows of A and of B left out because their score was not a number (only with
+    #: ``non_numeric="missing"``; their queries then have no partner).
+    non_numeric: tuple[int, int] = (0, 0)
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["systems"] = list(self.systems)
+        out["non_numeric"] = list(self.non_numeric)
         return out
 
 
@@ -128,6 +132,18 @@ def _match(
     return matched, counts[0], counts[1], int(lost)
 
 
+def _pairs_view(con, label: str, cols: Columns) -> None:
+    """View ``pairs``: per matched query, A's cluster/stratum/position and y_A − y_B."""
+    q, y = ident(cols.query_id or "query_id"), ident(cols.score)
+    extra = "".join(f", KA.{ident(c)}" for c in (cols.cluster, cols.stratum, cols.position) if c)
+    duck.run(
+        con,
+        label,
+        f"CREATE TEMP VIEW pairs AS SELECT KA.__qid AS {q}{extra}, "
+        f"CAST(KA.{y} AS DOUBLE) - CAST(KB.{y} AS DOUBLE) AS {y} FROM KA JOIN KB USING (__qid)",
+    )
+
+
 def pair_files(
     a: str | Path,
     b: str | Path | None = None,
@@ -141,13 +157,16 @@ def pair_files(
     on_missing: str = "error",
     system_column: str | None = None,
     with_rows: bool = False,
+    non_numeric: str = "error",
 ) -> PairedTable:
     """Differences y_A − y_B per query, aggregated per document with DuckDB.
 
     Either two files (``a``, ``b``) or one file with a system column and
     ``systems=(A, B)``. Stratum and position are taken from system A. Tables with a
     ``weight`` column (sampled queries) must agree on it per query; the sums are then
-    expanded by it (:func:`ragstat.records.weighted.expand_pairs`).
+    expanded by it (:func:`ragstat.records.weighted.expand_pairs`). A score cell that is
+    not a number is an error unless ``non_numeric="missing"`` (its row is then left out,
+    counted in ``Pairing.non_numeric``, and its query has no partner: see ``on_missing``).
     """
     if on_missing not in ON_MISSING:
         raise InputError(f"on_missing must be one of {ON_MISSING}, got {on_missing!r}")
@@ -155,19 +174,13 @@ def pair_files(
     con = duck.connect()
     try:
         labels = _sides(con, Path(a), None if b is None else Path(b), systems, system_column)
+        dropped = [duck.score_cells(con, labels[i], "AB"[i], score, non_numeric) for i in (0, 1)]
         center_a, center_b = (
             duck.validate(con, label, view, cols)
             for view, label in zip(("A", "B"), labels, strict=True)
         )
         matched, only_a, only_b, lost = _match(con, labels, cols, on_missing)
-        q, y = ident(query_id), ident(score)
-        extra = "".join(f", KA.{ident(c)}" for c in (cluster, stratum, position) if c)
-        duck.run(
-            con,
-            f"{labels[0]} vs {labels[1]}",
-            f"CREATE TEMP VIEW pairs AS SELECT KA.__qid AS {q}{extra}, "
-            f"CAST(KA.{y} AS DOUBLE) - CAST(KB.{y} AS DOUBLE) AS {y} FROM KA JOIN KB USING (__qid)",
-        )
+        _pairs_view(con, f"{labels[0]} vs {labels[1]}", cols)
         names = systems if systems is not None else (Path(a).stem, Path(b or a).stem)
         label = f"{labels[0]} − {labels[1]}"
         stats = replace(
@@ -183,6 +196,7 @@ def pair_files(
     finally:
         con.close()
     pairing = Pairing(
-        (str(names[0]), str(names[1])), int(matched), only_a, only_b, on_missing, lost
-    )
+        (str(names[0]), str(names[1])), int(matched), only_a, only_b, on_missing, lost,
+        (int(dropped[0]), int(dropped[1])),
+    )  # fmt: skip
     return PairedTable(stats=stats, pairing=pairing, query_scores=rows, weighted=weighted)

@@ -76,6 +76,7 @@ class Part:
     binary: bool = True
     lo: float = np.inf
     hi: float = -np.inf
+    non_numeric: int = 0  # rows left out: score not a number (non_numeric="missing")
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class _FileTask:
     system: str | None
     system_column: str | None
     threads: int | None = None  # DuckDB threads (None: every core; 1 beside other tasks)
+    non_numeric: str = "error"  # a score cell that is not a number: error | missing
 
 
 def _aggregate_files(task: _FileTask) -> list[Part]:
@@ -110,12 +112,14 @@ def _aggregate_part(con, task: _FileTask, file: DatasetFile) -> Part:
     if task.system is None and column is not None:
         sql = f"SELECT DISTINCT CAST({ident(column)} AS VARCHAR) FROM rows LIMIT 2"
         systems = tuple(r[0] for r in con.execute(sql).fetchall())
+    dropped = duck.score_cells(con, label, "rows", cols.score, task.non_numeric)
     (rows,) = con.execute("SELECT count(*) FROM rows").fetchone()
     if rows == 0:
-        return Part(path, 0, cols.query_id, systems)
+        return Part(path, 0, cols.query_id, systems, non_numeric=dropped)
     # Query ids are checked once over the whole dataset (they may repeat across files).
     center = duck.validate(con, label, "rows", replace(cols, query_id=None))
-    return _sums(con, path, label, int(rows), cols, center, systems)
+    part = _sums(con, path, label, int(rows), cols, center, systems)
+    return replace(part, non_numeric=dropped)
 
 
 def _sums(con, path: str, label: str, rows: int, cols: Columns, c: float, systems) -> Part:
@@ -181,6 +185,7 @@ def aggregate_dataset(
     query_id: str | None = "auto",
     system_column: str | None = None,
     executor: Executor | None = None,
+    non_numeric: str = "error",
 ) -> DocStats:
     """Aggregate a Parquet file, folder (plain or hive-partitioned) or glob to `DocStats`.
 
@@ -198,7 +203,8 @@ def aggregate_dataset(
     workers = max(1, int(getattr(ex, "workers", 1)))
     threads = None if workers == 1 else 1  # tasks run side by side: one DuckDB thread each
     tasks = [
-        _FileTask(b, cols, system, system_column, threads) for b in batch_files(files, TASK_BYTES)
+        _FileTask(b, cols, system, system_column, threads, non_numeric)
+        for b in batch_files(files, TASK_BYTES)
     ]
     parts = [part for batch in ex.map(_aggregate_files, tasks) for part in batch]
     systems = sorted({s for p in parts for s in p.systems})
@@ -220,7 +226,7 @@ def aggregate_dataset(
     stats, lag_note = _combine(parts, label, cols)
     if lag_note:
         warnings.warn(lag_note, stacklevel=2)
-    return stats
+    return replace(stats, non_numeric=sum(p.non_numeric for p in parts))
 
 
 def _combine(parts: list[Part], label: str, cols: Columns) -> tuple[DocStats, str | None]:

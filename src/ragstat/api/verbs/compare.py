@@ -27,6 +27,7 @@ from ragstat.inference.provenance import SourceInfo
 from ragstat.inference.two_sample import TwoSampleResult, two_sample
 from ragstat.inference.weighted import WEIGHTED_DEFAULT
 from ragstat.records import ON_MISSING, DocStats, PairedTable, pair_files
+from ragstat.records.cells import numeric_cells, parse_cells
 from ragstat.records.docstats import difference_range, known_range
 from ragstat.records.ranges import side_ranges
 
@@ -73,6 +74,7 @@ def compare(
     strata: str | None = None,
     population_file: PopulationCounts | None = None,
     score_range: str | Sequence[float] | None = None,
+    non_numeric: str = "error",
 ) -> ComparisonReport | TwoSampleResult:
     """Intervals for the per-query difference A − B, clustered by document, and a
     document-level sign-flip test; ``design="two-sample"``: two independent arms of units
@@ -83,10 +85,15 @@ def compare(
     ``systems=("A", "B")``. ``on_missing="drop"`` drops queries found in one table only
     (counted in the result); the default is an error naming them. Every interval is checked
     against the difference's range [lo − hi, hi − lo]: ``score_range`` ("LO,HI") if declared,
-    else [0, 1] when every value of A and B lies there ([−1, 1]), else none is known.
+    else [0, 1] when every value of A and B lies there ([−1, 1]), else none is known. A
+    score cell that is not a number is an error unless ``non_numeric="missing"`` (its row
+    is then left out, counted in ``pairing.non_numeric``; its query has no partner).
     """
     if design == "two-sample":
-        return compare_two_sample(a, b, systems=systems, cluster=cluster, score=score, level=level)
+        return compare_two_sample(
+            a, b, systems=systems, cluster=cluster, score=score, level=level,
+            non_numeric=non_numeric,
+        )  # fmt: skip
     return compare_run(**locals()).result
 
 
@@ -103,7 +110,12 @@ def _frame(data: Data, name: str, cluster: str, score: str | None) -> tuple[Any,
         return frame, unit, resolve_score(schema, score, where)
 
 
-def _per_unit(frame: Any, unit: str, score: str, arm: str) -> tuple[Any, Any, set[str]]:
+def _per_unit(
+    frame: Any, unit: str, score: str, arm: str, non_numeric: str
+) -> tuple[Any, Any, set[str]]:
+    values, _ = numeric_cells(frame[score], score, f"arm {arm!r}", non_numeric)
+    keep = ~parse_cells(frame[score])[1]  # cells that are not numbers: left out (or an error)
+    frame = frame[keep].assign(**{score: values[keep]})
     if frame[unit].isna().any() or frame[score].isna().any():
         raise InputError(f"arm {arm!r}: missing unit or score values")
     g = frame.groupby(frame[unit].astype(str), sort=True)[score]
@@ -119,6 +131,7 @@ def compare_two_sample(
     cluster: str = "doc_id",
     score: str | None = None,
     level: float = 0.95,
+    non_numeric: str = "error",
 ) -> TwoSampleResult:
     """A − B for two independent arms of units (CR2 on ``y ~ arm`` clustered by unit,
     Satterthwaite df): one table with an ``arm`` column (arms ``systems`` "A,B", else its
@@ -139,7 +152,7 @@ def compare_two_sample(
             raise InputError(f"the {arm!r} column has arms {values}; name two with --systems A,B")
         parts = [(fa[fa[arm].astype(str) == x], unit, score_a) for x in names]
     (n_a, s_a, u_a), (n_b, s_b, u_b) = (
-        _per_unit(f, u, s, x) for (f, u, s), x in zip(parts, names, strict=True)
+        _per_unit(f, u, s, x, non_numeric) for (f, u, s), x in zip(parts, names, strict=True)
     )
     shared = sorted(u_a & u_b)
     if shared:
@@ -180,6 +193,7 @@ def compare_run(
     strata: str | None = None,
     population_file: PopulationCounts | None = None,
     score_range: str | Sequence[float] | None = None,
+    non_numeric: str = "error",
 ) -> ComparisonRun:
     """:func:`compare` with the per-document differences it used."""
     if on_missing not in ON_MISSING:
@@ -193,6 +207,7 @@ def compare_run(
         load = partial(
             pair_files, path_a, path_b, systems=pair, cluster=cluster, score=score,
             query_id=query_id, stratum=strata_column(strata), on_missing=on_missing,
+            non_numeric=non_numeric,
         )  # fmt: skip
 
         table = _named(load(with_rows=False), a, b, pair)
@@ -215,7 +230,20 @@ def compare_run(
             bounds=_difference_bounds(path_a, path_b, score, pair, score_range),
             **srs,
         )
+    result = _left_out(result, score, table.pairing.non_numeric)
     return ComparisonRun(_named_source(result, a), stats, score)
+
+
+def _left_out(result: ComparisonReport, score: str, dropped: tuple[int, int]) -> ComparisonReport:
+    """The report with a warning for rows left out because their score was not a number."""
+    if not any(dropped):
+        return result
+    note = (
+        f"{score}: {dropped[0]} (A) and {dropped[1]} (B) row(s) whose score is not a number "
+        "left out as missing (non_numeric = missing)"
+    )
+    report = replace(result.report, warnings=(*result.report.warnings, note))
+    return replace(result, report=report)
 
 
 def _difference_bounds(

@@ -36,18 +36,17 @@ and as its own family for the correction.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import tomllib
 
+from ragstat.api import gate_settings
 from ragstat.api.columns import resolve_column
 from ragstat.api.gate_inputs import GateInput, load_input
 from ragstat.api.score_bounds import difference_bounds
 from ragstat.decisions.gates import (
-    CORRECTIONS,
     Decision,
     GateReport,
     GateResult,
@@ -58,17 +57,12 @@ from ragstat.decisions.gates import (
 from ragstat.decisions.pvalue import gate_p_value
 from ragstat.errors import InputError
 from ragstat.inference.headline import headline
-from ragstat.inference.names import DEFAULT_REPS
 from ragstat.inference.paired import compare
 from ragstat.inference.results import EstimandResult, IntervalReport
 from ragstat.records import aggregate_arrays
+from ragstat.records.cells import CellCounts, numeric_cells
 
 __all__ = ["GateFile", "gate", "input_files", "read_gates_file", "windows"]
-
-_TOP_KEYS = {
-    "level", "correction", "inconclusive", "seed", "bootstrap_reps", "inputs", "gates", "title",
-    "window",
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -86,53 +80,10 @@ class GateFile:
     title: str = "release gates"
     #: Monitoring windows: (time column, period such as "D", "W", "M", "h"), or None.
     window: tuple[str, str] | None = None
-
-
-def _setting(data: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
-    value = data.get(key, default)
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise InputError(f"gates file: {key!r} must be a {kind.__name__}, got {value!r}")
-    return value
-
-
-def _settings(data: Mapping[str, Any]) -> tuple[float, str, bool, int, int]:
-    unknown = sorted(set(data) - _TOP_KEYS)
-    if unknown:
-        raise InputError(f"gates file: unknown key(s) {unknown}; known: {sorted(_TOP_KEYS)}")
-    level = _setting(data, "level", float, 0.95)
-    if not 0 < level < 1:
-        raise InputError(f"gates file: level must be between 0 and 1, got {level}")
-    correction = _setting(data, "correction", str, "holm")
-    if correction not in CORRECTIONS:
-        raise InputError(f"gates file: correction must be one of {', '.join(CORRECTIONS)}")
-    blocks = _setting(data, "inconclusive", str, "blocks")
-    if blocks not in ("blocks", "passes"):
-        raise InputError("gates file: inconclusive must be 'blocks' or 'passes'")
-    seed = _setting(data, "seed", int, 0)
-    reps = _setting(data, "bootstrap_reps", int, DEFAULT_REPS)
-    if seed < 0 or reps < 99:
-        raise InputError("gates file: seed must be ≥ 0 and bootstrap_reps ≥ 99")
-    return level, correction, blocks == "blocks", seed, reps
-
-
-def _gate_specs(data: Mapping[str, Any], inputs: Mapping[str, GateInput]) -> tuple[GateSpec, ...]:
-    raw = data.get("gates")
-    if not isinstance(raw, list) or not raw:
-        raise InputError("gates file: no [[gates]]: a gates file needs at least one gate")
-    default = "candidate" if "candidate" in inputs else next(iter(inputs))
-    specs = []
-    for i, table in enumerate(raw, 1):
-        if not isinstance(table, Mapping):
-            raise InputError(f"gates file: gate {i} is not a table")
-        spec = GateSpec.from_mapping({"input": default, **table}, "gates file")
-        spec.validate()
-        specs.append(spec)
-    names = [s.name for s in specs]
-    if len(set(names)) != len(names):
-        raise InputError(f"gates file: gate names must be unique; repeated: {names}")
-    return tuple(specs)
+    #: A score cell that is not a number: "error" (exit 2) or "missing" (an input may override).
+    non_numeric: str = "error"
+    #: The share of a gate's rows without a score it accepts when the gate sets none.
+    max_unscored: float = 0.0
 
 
 def read_gates_file(source: str | Path | Mapping[str, Any], base: Path | None = None) -> GateFile:
@@ -142,29 +93,27 @@ def read_gates_file(source: str | Path | Mapping[str, Any], base: Path | None = 
         path, data = None, dict(source)
     else:
         path = Path(source)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such gates file") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(f"{path}: not a valid TOML gates file ({exc})") from None
-    level, correction, blocks, seed, reps = _settings(data)
+        data = gate_settings.load(path)
+    st = gate_settings.settings(data)
     folder = base if base is not None else (path.parent if path is not None else Path.cwd())
     raw_inputs = data.get("inputs")
     if not isinstance(raw_inputs, Mapping) or not raw_inputs:
         raise InputError("gates file: no [inputs.NAME] table: name at least one input")
     inputs = {name: load_input(name, spec, folder) for name, spec in raw_inputs.items()}
-    specs = _gate_specs(data, inputs)
+    specs = gate_settings.gate_specs(data, inputs)
     title = str(data.get("title", "release gates"))
     window = _window(data.get("window"), inputs)
-    spec_file = GateFile(path, level, correction, blocks, seed, reps, inputs, specs, title, window)
+    spec_file = GateFile(
+        path, st.level, st.correction, st.inconclusive_blocks, st.seed, st.bootstrap_reps, inputs,
+        specs, title, window, st.non_numeric, st.max_unscored,
+    )  # fmt: skip
     for spec in specs:  # a gate naming a column or an input that is not there: exit 2
         where = f"gate {spec.name!r}"
         if (spec.input or "candidate") not in inputs:
             raise InputError(f"{where}: input {spec.input!r} is not in [inputs]")
-        _rows(spec, inputs[spec.input or "candidate"], where)
+        _rows(spec, inputs[spec.input or "candidate"], where, spec_file.non_numeric)
         if spec.paired():
-            _rows(spec, inputs[_baseline(spec, spec_file)], where)
+            _rows(spec, inputs[_baseline(spec, spec_file)], where, spec_file.non_numeric)
     return spec_file
 
 
@@ -222,8 +171,12 @@ def windows(spec_file: GateFile) -> list[tuple[str, GateFile]]:
 # ---------------------------------------------------------------------------- deciding
 
 
-def _rows(spec: GateSpec, source: GateInput, where: str) -> tuple[pd.DataFrame, str, int]:
-    """The input's rows in the gate's slice with a score: (frame, metric column, unscored)."""
+def _rows(
+    spec: GateSpec, source: GateInput, where: str, non_numeric: str
+) -> tuple[pd.DataFrame, str, CellCounts]:
+    """The input's rows in the gate's slice with a score: (frame, metric column, the rows
+    without one). A cell that is not a number is an error unless the input (or the file,
+    ``non_numeric``) treats it as missing."""
     frame = source.frame
     names = list(frame.columns)
     metric = resolve_column(names, spec.metric, "metric", where)
@@ -231,9 +184,13 @@ def _rows(spec: GateSpec, source: GateInput, where: str) -> tuple[pd.DataFrame, 
         col = resolve_column(names, str(column), "slice column", where)
         values = wanted if isinstance(wanted, list) else [wanted]
         frame = frame[frame[col].astype(str).isin([str(v) for v in values])]
-    values = pd.to_numeric(frame[metric], errors="coerce")
-    unscored = int(values.isna().sum())
-    return frame[values.notna()], metric, unscored
+    label = f"{where}, [inputs.{source.name}] {source.source}"
+    hint = 'treat them as missing with non_numeric = "missing" in the gates file'
+    mode = source.non_numeric or non_numeric
+    scores, cells = numeric_cells(frame[metric], metric, label, mode, hint)
+    kept = ~pd.isna(scores)
+    scored = frame[kept].assign(**{metric: scores[kept]})
+    return scored, metric, cells
 
 
 @dataclass
@@ -242,7 +199,7 @@ class _Evidence:
 
     report: IntervalReport | None = None
     method: str | None = None
-    unscored: int = 0
+    unscored: CellCounts = field(default_factory=CellCounts)
     unpaired: int = 0  # queries of the candidate or the baseline without a partner
 
 
@@ -261,7 +218,7 @@ class _Decider:
             iv_block = self._estimand(spec, level, evidence)
         except InputError as exc:  # too little evidence for an interval: a failure
             return Decision("fail", level, None, reason=str(exc))
-        too_many = _unscored_share(spec, evidence)
+        too_many = _unscored_share(spec, evidence, self.file.max_unscored)
         if too_many is not None:
             return Decision("fail", level, None, reason=too_many)
         h = headline(evidence.report, spec.estimand)  # type: ignore[arg-type]
@@ -276,7 +233,8 @@ class _Decider:
 
         f = self.file
         where = f"gate {spec.name!r}"
-        frame, metric, ev.unscored = _rows(spec, f.inputs[spec.input or "candidate"], where)
+        mode = f.non_numeric
+        frame, metric, ev.unscored = _rows(spec, f.inputs[spec.input or "candidate"], where, mode)
         level_, est, seed, reps = level, [spec.estimand], f.seed, f.bootstrap_reps
         if not spec.paired():
             _nonempty(frame, where)
@@ -285,8 +243,8 @@ class _Decider:
                 estimands=est, seed=seed, bootstrap_reps=reps,
             )  # fmt: skip
             return ev.report.estimands[spec.estimand]
-        base, _, unscored_b = _rows(spec, f.inputs[_baseline(spec, f)], where)
-        ev.unscored += unscored_b
+        base, _, unscored_b = _rows(spec, f.inputs[_baseline(spec, f)], where, mode)
+        ev.unscored = ev.unscored + unscored_b
         _nonempty(frame, where)
         _nonempty(base, where)
         diff = _differences(frame, base, metric, where)
@@ -302,16 +260,19 @@ class _Decider:
         return ev.report.estimands[spec.estimand]
 
 
-def _unscored_share(spec: GateSpec, ev: _Evidence) -> str | None:
-    """Why the gate fails for unscored rows above its ``max_unscored`` share, or None."""
-    if spec.max_unscored is None or ev.report is None or not ev.unscored:
+def _unscored_share(spec: GateSpec, ev: _Evidence, default: float) -> str | None:
+    """Why the gate fails for rows without a score above its ``max_unscored`` share (the
+    file's when the gate sets none, default 0), or None."""
+    allowed = default if spec.max_unscored is None else spec.max_unscored
+    if ev.report is None or not ev.unscored.unscored:
         return None
-    share = ev.unscored / (ev.unscored + ev.report.N)
-    if share <= spec.max_unscored:
+    share = ev.unscored.unscored / (ev.unscored.unscored + ev.report.N)
+    if share <= allowed:
         return None
     return (
-        f"{ev.unscored} row(s) without a score ({share:.1%}) exceed max_unscored "
-        f"{spec.max_unscored:.1%}: missing evidence"
+        f"{ev.unscored.unscored} row(s) without a score ({ev.unscored.text()}; {share:.1%}) "
+        f"exceed max_unscored {allowed:.1%}: missing evidence (a higher max_unscored in the "
+        "gates file accepts them)"
     )
 
 
@@ -351,14 +312,15 @@ def _result(spec: GateSpec, decision: Decision, ev: _Evidence, window: str) -> G
     rep = ev.report
     K, N = (None, None) if rep is None else (rep.K, rep.N)
     text = "no evidence" if rep is None else f"K = {K} documents, N = {N:g} queries"
-    if ev.unscored:
-        text += f"; {ev.unscored} row(s) without a score left out"
+    if ev.unscored.unscored:
+        text += f"; {ev.unscored.unscored} row(s) without a score left out ({ev.unscored.text()})"
     if ev.unpaired:
         text += f"; {ev.unpaired} query row(s) in one input only left out of the pairs"
     estimate = None if decision.interval is None else decision.interval.estimate
     return GateResult(
         spec=spec, decision=decision, estimate=estimate, K=K, N=N, method=ev.method or "none",
         evidence=text, p_value=gate_p_value(spec, decision.interval), window=window or None,
+        missing=ev.unscored.missing, non_numeric=ev.unscored.non_numeric,
     )  # fmt: skip
 
 

@@ -16,13 +16,14 @@ from ragstat.api.design import (
     strata_column,
 )
 from ragstat.engine import Executor, get_executor
+from ragstat.errors import InputError
 from ragstat.inference import DEFAULT_REPS, IntervalReport
 from ragstat.inference.design_analysis import analyze_design
 from ragstat.inference.provenance import SourceInfo
 from ragstat.records import DocStats, QueryScores, aggregate_path, load_query_scores
 from ragstat.records.weighted import expand_path, has_weight
 
-__all__ = ["IntervalRun", "Roles", "interval", "interval_run", "resolve_roles"]
+__all__ = ["IntervalRun", "Roles", "interval", "interval_run", "left_out_note", "resolve_roles"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ def interval(
     workers: int = 1,
     engine: str = "local",
     scheduler: str | None = None,
+    non_numeric: str = "error",
 ) -> IntervalReport:
     """Intervals for the micro and macro means of ``score``, clustered by ``cluster``.
 
@@ -97,6 +99,8 @@ def interval(
     (``strata`` and ``population_file``: a file or a mapping stratum → M). ``score_range``
     (``"0,1"`` or ``(0, 1)``) declares the values a score can take. ``data`` may also be
     a :class:`~ragstat.api.sources.Source` (another tool's file, :func:`read_source`).
+    A score cell that is not a number (``"ERROR"``) is an error unless
+    ``non_numeric="missing"``: its row is then left out and counted in the warnings.
     """
     return interval_run(**locals()).report
 
@@ -121,13 +125,14 @@ def interval_run(
     workers: int = 1,
     engine: str = "local",
     scheduler: str | None = None,
+    non_numeric: str = "error",
 ) -> IntervalRun:
     """:func:`interval` with the document statistics and per-query rows it used."""
     with as_path(data) as path, get_executor(workers, engine, scheduler) as executor:
         roles = resolve_roles(
             path, label_of(data), cluster=cluster, score=score, position=position, strata=strata
         )
-        stats, weighted = _aggregate(path, roles, system, executor)
+        stats, weighted = _aggregate(path, roles, system, executor, non_numeric)
         stats = apply_score_range(stats, score_range)
         stats, counts = apply_design(
             stats, design, roles.strata, population_file, population=population, methods=methods
@@ -137,8 +142,9 @@ def interval_run(
             if not path.is_file() or weighted:  # a dataset: no naive query bootstrap
                 return None
             return load_query_scores(
-                path, stats, cluster=roles.cluster, score=roles.score, system=system
-            )
+                path, stats, cluster=roles.cluster, score=roles.score, system=system,
+                non_numeric=non_numeric,
+            )  # fmt: skip
 
         srs = srs_options(design, methods, population, bootstrap_reps, stats, rows)
         report = analyze_design(
@@ -153,11 +159,21 @@ def interval_run(
     info = getattr(data, "info", None)
     if isinstance(info, SourceInfo):  # read from another tool's file: name it
         report = replace(report, source=info)
+    if stats.non_numeric:
+        report = replace(report, warnings=(*report.warnings, left_out_note(stats)))
     return IntervalRun(report, stats, srs.get("query_scores"), roles)
 
 
+def left_out_note(stats: DocStats) -> str:
+    """The warning for rows left out because their score was not a number."""
+    return (
+        f"{stats.score}: {stats.non_numeric} not a number, 0 missing: the rows whose score is "
+        "not a number were left out as missing (non_numeric = missing)"
+    )
+
+
 def _aggregate(
-    path: Path, roles: Roles, system: str | None, executor: Executor
+    path: Path, roles: Roles, system: str | None, executor: Executor, non_numeric: str
 ) -> tuple[DocStats, bool]:
     stats = aggregate_path(
         path,
@@ -167,8 +183,14 @@ def _aggregate(
         stratum=strata_column(roles.strata),
         position=roles.position,
         system=system,
+        non_numeric=non_numeric,
     )
     weighted = has_weight(path)
+    if weighted and stats.non_numeric:  # the weights of the left-out rows would still count
+        raise InputError(
+            f"{path}: {stats.non_numeric} score cell(s) are not numbers in a table with a "
+            "weight column; fix them (leaving weighted rows out would change n_d)"
+        )
     if weighted:  # sampled queries: totals expanded to n_d = Σ w (the study's estimator)
         stats = expand_path(path, stats, executor=executor, cluster=roles.cluster, system=system)
     return stats, weighted
