@@ -95,7 +95,7 @@ def test_table_on_the_terminal(table):
         ({"doc_id": ["a", "b"], "other": [1, 0]}, ["--score", "hit"], "not a column"),
         ({"doc_id": ["a", "b"], "x": [1, 0], "y": [0, 1]}, [], "several score columns"),
         ({"doc_id": ["a", "a"], "hit": [1, 0]}, [], "at least two documents"),
-        ({"doc_id": ["a", "b"], "hit": ["x", "y"]}, [], "not numeric"),
+        ({"doc_id": ["a", "b"], "hit": ["x", "y"]}, [], "are not numbers"),
         ({"doc_id": ["a", "b"], "hit": [1, 0]}, ["--methods", "bogus"], "unknown"),
     ],
 )

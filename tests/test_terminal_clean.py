@@ -102,7 +102,8 @@ def test_escape_sequences_in_error_message_are_escaped(tmp_path, capsys):
 
 def test_error_line_is_one_safe_line():
     line = error_line(InputError("bad \x1b[2J value\non two lines\u2028and a separator"))
-    assert line == "bad \\x1b[2J value\\non two lines\\u2028and a separator"
+    assert line == "bad \\x1b[2J value; on two lines\\u2028and a separator"
+    assert error_line("first\r\n  second \n\n") == "first; second"
     assert error_line(KeyError("k\x07")) == "'k\\x07'"
     assert error_line(RuntimeError()) == "RuntimeError"
 

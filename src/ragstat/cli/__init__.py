@@ -1,10 +1,23 @@
-"""The `ragstat` command line: one module per verb, errors as one line on stderr."""
+"""The `ragstat` command line: one module per verb, errors as one line on stderr.
+
+Exit codes (each means one thing):
+
+====  ==================================================================================
+0     the command did what was asked
+1     a gate failed: ``ragstat gate`` blocks a release (nothing else exits 1)
+2     bad input, a bad option or a machine error (disk full, permissions), said in one
+      line ``ragstat: error: …`` on stderr
+3     an internal error, a bug in ragstat: ``ragstat: internal error: … (set
+      RAGSTAT_DEBUG=1 for a traceback)``
+130   interrupted by SIGINT (Ctrl-C), DuckDB reads included
+143   stopped by SIGTERM, DuckDB reads included
+====  ==================================================================================
+"""
 
 from __future__ import annotations
 
 import functools
 import inspect
-import io
 import os
 import sys
 import typing
@@ -121,9 +134,13 @@ def _interrupted(exc: BaseException) -> int:
     return exit_code(exc)
 
 
+#: The exit codes (module docstring): a failing gate, bad input, a bug.
+EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 1, 2, 3
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: user errors → exit 2 with one line; SIGINT/SIGTERM → 130/143 with one
-    line; internal errors → exit 1."""
+    """Entry point: 0 ok; 1 a gate failed; user and machine errors → 2 with one line; a bug
+    → 3; SIGINT/SIGTERM → 130/143 with one line (the module docstring's table)."""
     install_signals()
     _wide_help_when_piped()
     with route_warnings():
@@ -148,9 +165,6 @@ def _run(argv: list[str] | None) -> int:
     set_argv(argv)
     try:
         code = app(args=argv, standalone_mode=False)
-    except RagstatError as exc:
-        print(f"ragstat: error: {error_line(exc)}", file=sys.stderr)
-        return 2
     except _Interrupted as exc:
         return _interrupted(exc.signal)
     except KeyboardInterrupt as exc:
@@ -158,36 +172,60 @@ def _run(argv: list[str] | None) -> int:
     except (typer.Exit, SystemExit) as exc:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         return int(code or 0)
-    except OSError as exc:  # the machine's, not ragstat's: disk full, permissions, …
-        where = f" ({safe(exc.filename)})" if exc.filename else ""
-        what = safe(exc.strerror) if exc.strerror else error_line(exc)
-        print(f"ragstat: error: {what}{where}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # usage errors (click, as bundled by typer) and genuine bugs
-        return _other(exc)
+    except Exception as exc:  # user errors, usage errors (click, as bundled by typer), bugs
+        return _failed(exc)
     if code == 130 and received:  # a signal while typer parsed the command line
         return _interrupted(received[-1])
     return code if isinstance(code, int) else 0
+
+
+def _error(message: str) -> int:
+    print(f"ragstat: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _query_interrupted(exc: BaseException) -> bool:
+    """DuckDB stopped by a signal: its InterruptException, or an error (maybe re-raised as
+    ours) whose message says "Query interrupted"."""
+    chain = [exc, exc.__cause__, exc.__context__]
+    return any(
+        e is not None
+        and (type(e).__name__ == "InterruptException" or "query interrupted" in str(e).lower())
+        for e in chain
+    )
+
+
+def _failed(exc: Exception) -> int:
+    if _query_interrupted(exc):
+        return _interrupted(received[-1] if received else KeyboardInterrupt())
+    if isinstance(exc, RagstatError):
+        return _error(error_line(exc))
+    if isinstance(exc, OSError):  # the machine's, not ragstat's: disk full, permissions, …
+        where = f" ({safe(exc.filename)})" if exc.filename else ""
+        what = error_line(exc.strerror) if exc.strerror else error_line(exc)
+        return _error(f"{what}{where}")
+    return _other(exc)
+
+
+def _usage(exc: Exception) -> int:
+    """A click usage error as one line: its message and where the help is."""
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    ctx = getattr(exc, "ctx", None)
+    path = getattr(ctx, "command_path", None) or "ragstat"
+    return _error(f"{error_line(message)} (see '{safe(path)} --help')")
 
 
 def _other(exc: Exception) -> int:
     cause = exc.__cause__ or exc.__context__
     if type(exc).__name__ == "Abort" and isinstance(cause, KeyboardInterrupt):
         return _interrupted(cause)
-    if type(exc).__name__ == "InterruptException":  # DuckDB stopped by Ctrl-C
-        return _interrupted(KeyboardInterrupt())
     if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
         print(exc.ctx.get_help())  # type: ignore[attr-defined]
         return 0
     if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int):
-        buf = io.StringIO()
-        exc.show(file=buf)  # a usage error: click's own message, escaped
-        for line in buf.getvalue().splitlines():
-            print(safe(line), file=sys.stderr)
-        return int(exc.exit_code)  # type: ignore[attr-defined]
+        return _usage(exc)  # click's UsageError (exit 2) and ClickException (exit 1): bad input
     if type(exc).__name__ == "Abort":
-        print("ragstat: aborted", file=sys.stderr)
-        return 1
+        return _error("aborted (no answer to a prompt)")
     if os.environ.get("RAGSTAT_DEBUG"):
         raise exc
     print(
@@ -195,7 +233,7 @@ def _other(exc: Exception) -> int:
         "(set RAGSTAT_DEBUG=1 for a traceback)",
         file=sys.stderr,
     )
-    return 1
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,6 +3,7 @@ inference (the twin is ``ragstat.api.verbs.ppi``)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -79,11 +80,14 @@ class PPIOptions(o.OutputOptions):
         if text == "auto":
             return "auto"
         try:
-            return float(text)
+            value = float(text)
         except ValueError:
+            value = math.nan
+        if not abs(value) <= 1e6:  # inference.ppi.MAX_ABS_LAMBDA
             raise InputError(
-                f"--lambda: expected auto, 0, 1 or a number, got {self.lam!r}"
-            ) from None
+                f"--lambda: expected auto, 0, 1 or a number from -1e6 to 1e6, got {self.lam!r}"
+            )
+        return value
 
     def system_pair(self) -> tuple[str, ...] | None:
         if self.systems is None:

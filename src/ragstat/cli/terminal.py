@@ -122,9 +122,16 @@ def plain_text(value: object, digits: int = 4) -> str:
     return safe(value)
 
 
-def error_line(exc: BaseException) -> str:
-    """An exception's message on one safe line (its type name if the message is empty)."""
-    return safe(str(exc) or type(exc).__name__)
+def error_line(exc: object) -> str:
+    """An exception's message (or a text) on one safe line: a message of several lines has
+    them stripped and joined with "; " (stderr gets one line per error); other controls and
+    separators are escaped (:func:`safe`); the type name stands in for an empty message."""
+    text = str(exc)
+    if "\n" in text:
+        text = "; ".join(part.strip() for part in text.split("\n") if part.strip())
+    if not text:
+        text = type(exc).__name__ if isinstance(exc, BaseException) else ""
+    return safe(text)
 
 
 def warning_line(message: object) -> str:

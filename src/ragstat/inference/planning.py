@@ -19,6 +19,7 @@ Minimum detectable difference of a paired comparison (two-sided α, power 1 − 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
@@ -30,8 +31,11 @@ from ragstat.records.docstats import DocStats
 
 __all__ = [
     "ALLOCATIONS",
+    "MAX_DOCUMENTS",
+    "MAX_POPULATION",
     "Plan",
     "allocate",
+    "check_count",
     "half_width",
     "minimum_detectable_difference",
     "pilot_sd",
@@ -61,19 +65,45 @@ class Plan:
         return asdict(self)
 
 
+#: Largest K the planner searches (beyond it, h is too small for S to be meaningful).
+MAX_DOCUMENTS = 10**12
+
+#: Largest between-document SD a plan takes (beyond it half-widths overflow a float).
+MAX_SD = 1e150
+
+#: Largest population (documents, or a stratum's documents) a plan accepts.
+MAX_POPULATION = 10**12
+
+
+def check_count(value: object, what: str, low: int = 2, high: int = MAX_POPULATION) -> int:
+    """``value`` as a whole number in [low, high], or an `InputError` naming the limit."""
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        whole, value = True, int(value)
+    if not whole or not low <= value <= high:  # type: ignore[operator]
+        shown = (
+            str(value) if len(str(value)) <= 20 else f"{str(value)[:8]}… ({len(str(value))} digits)"
+        )
+        raise InputError(f"{what} must be a whole number from {low:,} to {high:,}, got {shown}")
+    return int(value)  # type: ignore[call-overload]
+
+
 def _check(level: float, S: float, M: int | None) -> None:
     if not 0 < level < 1:
         raise InputError(f"level must be between 0 and 1, got {level}")
-    if not (math.isfinite(S) and S > 0):
-        raise InputError(f"the between-document SD must be positive and finite, got {S}")
-    if M is not None and M < 2:
-        raise InputError(f"population size M must be at least 2, got {M}")
+    if not (math.isfinite(S) and 0 < S <= MAX_SD):
+        raise InputError(
+            f"the between-document SD must be positive and at most {MAX_SD:g}, got {S}"
+        )
+    if M is not None:
+        check_count(M, "the population size M")
 
 
 def half_width(K: int, S: float, level: float = 0.95, M: int | None = None) -> float:
     """h(K) = t(1 − α/2; K − 1) · S/√K · √(1 − K/M)."""
-    if K < 2:
+    if isinstance(K, numbers.Integral) and K < 2:
         raise InputError(f"need at least two documents, got K = {K}")
+    K = check_count(K, "the number of documents K", high=MAX_DOCUMENTS)
     if M is not None and K > M:
         raise InputError(f"the sample (K = {K}) cannot exceed the population (M = {M})")
     fpc = 1.0 if M is None else 1.0 - K / M
@@ -82,26 +112,22 @@ def half_width(K: int, S: float, level: float = 0.95, M: int | None = None) -> f
     )
 
 
-#: Largest K the planner searches (beyond it, h is too small for S to be meaningful).
-MAX_DOCUMENTS = 10**12
-
-
 def _smallest(ok, hi: int | None) -> int:
     """Smallest integer K ≥ 2 with ok(K), for a monotone predicate (doubling, then bisection)."""
     lo, step = 2, 2
     if ok(lo):
         return lo
-    while True:
-        if step > MAX_DOCUMENTS:
-            raise InputError(
-                f"more than {MAX_DOCUMENTS:.0e} documents would be needed: the half-width is "
-                "too small for this SD"
-            )
-        upper = step * 2 if hi is None else min(step * 2, hi)
+    for _ in range(64):  # doubling from 2 reaches MAX_DOCUMENTS within 40 steps
+        upper = min(step * 2, MAX_DOCUMENTS if hi is None else hi)
         if ok(upper):
             break
         if hi is not None and upper == hi:
             return hi
+        if upper >= MAX_DOCUMENTS:
+            raise InputError(
+                f"more than {MAX_DOCUMENTS:.0e} documents would be needed: the half-width is "
+                "too small for this SD"
+            )
         lo, step = upper, upper
     while upper - lo > 1:
         mid = (lo + upper) // 2
@@ -137,6 +163,7 @@ def minimum_detectable_difference(
 ) -> float:
     """Smallest true paired difference detected with the given power (two-sided test)."""
     _check(level, S_d, M)
+    K = check_count(K, "the number of documents K", high=MAX_DOCUMENTS)
     if not 0 < power < 1:
         raise InputError(f"power must be between 0 and 1, got {power}")
     t_beta = sps.t.ppf(power, K - 1)
@@ -183,7 +210,9 @@ def allocate(
     if method not in ALLOCATIONS:
         raise InputError(f"allocation must be one of {ALLOCATIONS}, got {method!r}")
     labels = sorted(population)
-    M_h = np.array([population[h] for h in labels], dtype=float)
+    sizes = [check_count(population[h], f"the size M of stratum {h!r}", low=1) for h in labels]
+    check_count(sum(sizes), "the population size M (all strata)", low=1)
+    M_h = np.array(sizes, dtype=float)
     weight = M_h.copy()
     if method == "neyman":
         if sd is None or any(h not in sd for h in labels):
@@ -196,9 +225,13 @@ def allocate(
     if not lowest <= K <= highest:
         raise InputError(f"cannot allocate K = {K}: need between {lowest} and {highest}")
     k = np.minimum(np.maximum(floor, np.floor(K * weight / weight.sum())), M_h)
-    while k.sum() != K:
+    for _ in range(3 * len(labels) + 2):  # off by at most 2 per stratum (floors) + rounding
+        if k.sum() == K:
+            break
         share = K * weight / weight.sum() - k
         room = (k < M_h) if k.sum() < K else (k > floor)
         pick = np.flatnonzero(room)[np.argmax(share[room] if k.sum() < K else -share[room])]
         k[pick] += 1 if k.sum() < K else -1
+    if k.sum() != K:
+        raise RuntimeError(f"allocation did not converge: {k.sum()} of K = {K} allocated")
     return {h: int(v) for h, v in zip(labels, k, strict=True)}

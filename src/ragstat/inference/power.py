@@ -38,6 +38,7 @@ from ragstat.errors import InputError
 from ragstat.tidy import Tidy
 
 __all__ = [
+    "MAX_UNITS",
     "ABDesign",
     "ABPlan",
     "PowerResult",
@@ -54,6 +55,16 @@ __all__ = [
 ]
 
 
+#: Largest number of units per arm (or queries) a plan reports: beyond it the effect or the
+#: half-width asked for is too small to plan for.
+MAX_UNITS = 10**12
+
+
+def _too_many(n: float, what: str, fix: str) -> None:
+    if not (math.isfinite(n) and n <= MAX_UNITS):
+        raise InputError(f"more than {MAX_UNITS:,} {what} would be needed; {fix}")
+
+
 def _check_icc(icc: float) -> None:
     if not (math.isfinite(icc) and 0 <= icc < 1):
         raise InputError(f"--icc must be in [0, 1), got {icc}")
@@ -62,8 +73,10 @@ def _check_icc(icc: float) -> None:
 def design_effect(m: float, icc: float, cv: float = 0.0) -> float:
     """DEFF = 1 + ((1 + CV²) m̄ − 1) ρ (Eldridge et al. 2006; CV = 0 gives 1 + (m − 1) ρ)."""
     _check_icc(icc)
-    if not (math.isfinite(m) and m >= 1):
-        raise InputError(f"queries (events) per document (unit) must be at least 1, got {m}")
+    if not (math.isfinite(m) and 1 <= m <= MAX_UNITS):
+        raise InputError(
+            f"queries (events) per document (unit) must be from 1 to {MAX_UNITS:,}, got {m}"
+        )
     if not (math.isfinite(cv) and cv >= 0):
         raise InputError(f"the CV of cluster sizes must be non-negative, got {cv}")
     return 1.0 + ((1.0 + cv * cv) * m - 1.0) * icc
@@ -145,11 +158,14 @@ def golden_set(
     if target is not None:
         if not (math.isfinite(target) and target > 0):
             raise InputError(f"the target half-width must be positive, got {target}")
+        with np.errstate(over="ignore"):
+            needed = float(np.float64(z * sd / target) ** 2 * max(deff, 1.0))
+        _too_many(needed, "queries", "raise the half-width")
         n_ind = math.ceil((z * sd / target) ** 2 - 1e-9)
         docs = math.ceil((z * sd / target) ** 2 * deff / m - 1e-9)
         queries = math.ceil(docs * m - 1e-9)
-    if queries is None or queries < 1:
-        raise InputError(f"the number of queries must be at least 1, got {queries}")
+    if queries is None or not 1 <= queries <= MAX_UNITS:
+        raise InputError(f"the number of queries must be from 1 to {MAX_UNITS:,}, got {queries}")
     docs = math.ceil(queries / m - 1e-9)
     h0 = z * sd / math.sqrt(queries)
     return Sizing(
@@ -223,8 +239,12 @@ def ab_units(
         raise InputError("sides must be 1 or 2 and the test z or t")
     deff = design_effect(events_per_unit, icc, cv)
     var1 = 2 * sd * sd * deff / events_per_unit  # variance of the difference × n
+    if not (math.isfinite(var1) and var1 > 0):
+        raise InputError(f"the SD {sd:g} is out of the range a plan can use (σ² = {sd * sd:g})")
     za, zb = sps.norm.ppf(1 - alpha / sided), sps.norm.ppf(power)
-    formula = float((za + zb) ** 2 * var1 / delta**2)
+    with np.errstate(over="ignore", divide="ignore"):
+        formula = float((za + zb) ** 2 * var1 / np.float64(delta) ** 2)
+    _too_many(formula, f"{unit}s per arm", "raise --mde")
     lam1 = abs(delta) / math.sqrt(var1)
     exact = _solve(lam1, alpha, sided, test, power, formula)
     n = max(math.ceil(exact - 1e-9), 2 if test == "t" else 1)
@@ -243,9 +263,17 @@ def _solve(lam1: float, alpha: float, sided: int, test: str, power: float, formu
     if _power(lo, lam1, alpha, sided, test) >= power:
         return lo
     hi = max(4 * formula, 8.0)
-    return float(
-        optimize.brentq(lambda n: _power(n, lam1, alpha, sided, test) - power, lo, hi, xtol=1e-12)
-    )
+    try:
+        return float(
+            optimize.brentq(
+                lambda n: _power(n, lam1, alpha, sided, test) - power, lo, hi, xtol=1e-12
+            )
+        )
+    except (ValueError, RuntimeError) as exc:  # the noncentral t's power is NaN out there
+        raise InputError(
+            f"the exact {test} power cannot be computed near {hi / 4:,.0f} units per arm "
+            f"({exc}); use --test z or a lower --power"
+        ) from None
 
 
 def exact_units(plan: ABPlan) -> float:

@@ -66,21 +66,15 @@ from scipy import stats
 from ragstat.errors import DesignError, InputError
 
 __all__ = [
-    "DESIGNS",
-    "DISTS",
-    "METHODS",
-    "JudgeOnly",
-    "PPIAnalysis",
-    "PPIMean",
-    "labels_for_half_width",
-    "ppi_analysis",
-    "ppi_mean",
-]
+    "DESIGNS", "DISTS", "MAX_ABS_LAMBDA", "METHODS", "JudgeOnly", "PPIAnalysis", "PPIMean",
+    "labels_for_half_width", "ppi_analysis", "ppi_mean",
+]  # fmt: skip
 
 DESIGNS = ("same_documents", "disjoint_documents")
 DISTS = ("t", "normal")
 METHODS = ("auto", "jackknife", "cr1")
 Lam = float | Literal["auto"]
+MAX_ABS_LAMBDA = 1e6  # largest |λ| accepted (beyond it the λ² terms overflow or mean nothing)
 ONE_DOCUMENT = "the interval cannot be computed: the labelled items come from one document"
 
 
@@ -135,7 +129,7 @@ class PPIAnalysis:
 
 @dataclass(frozen=True)
 class _Data:
-    f: np.ndarray
+    f: np.ndarray  # judge scores, human labels, document codes, labelled mask, documents
     y: np.ndarray
     codes: np.ndarray
     lab: np.ndarray
@@ -208,13 +202,15 @@ def _auto_disjoint(d: _Data, a_l: np.ndarray, b: np.ndarray) -> float:
 
 
 def _resolve_lam(lam: Lam, auto: float) -> tuple[float, bool]:
-    if isinstance(lam, str):
-        if lam != "auto":
-            raise InputError(f"lam: expected 'auto' or a number, got {lam!r}")
+    if lam == "auto":
         return auto, True
-    if isinstance(lam, bool) or not math.isfinite(float(lam)):
-        raise InputError(f"lam: expected 'auto' or a finite number, got {lam!r}")
-    return float(lam), False
+    try:  # |λ| is capped: λ weights the judge (PPI++ picks one in [0, 1])
+        value = math.nan if isinstance(lam, (bool, str)) else float(lam)
+    except (TypeError, ValueError, OverflowError):
+        value = math.nan
+    if not abs(value) <= MAX_ABS_LAMBDA:
+        raise InputError(f"lam: expected 'auto' or a number in [-1e6, 1e6], got {lam!r}")
+    return value, False
 
 
 def _check(design: str, dist: str, level: float, method: str) -> str:

@@ -63,6 +63,15 @@ def explain(exc: Exception) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
+def interrupted(exc: BaseException) -> None:
+    """Re-raise a DuckDB query stopped by a signal as that signal (``KeyboardInterrupt`` or
+    `Terminated`: exit 130/143), never as a bad-input error."""
+    if type(exc).__name__ == "InterruptException" or "query interrupted" in str(exc).lower():
+        from ragstat.signals import received
+
+        raise (received[-1] if received else KeyboardInterrupt()) from None
+
+
 def run(con, label: str, sql: str):
     """Execute ``sql``; a DuckDB error becomes an `InputError` naming ``label``."""
     import duckdb
@@ -70,6 +79,7 @@ def run(con, label: str, sql: str):
     try:
         return con.execute(sql)
     except duckdb.Error as exc:
+        interrupted(exc)
         raise InputError(f"{label}: {explain(exc)}") from None
 
 
@@ -99,6 +109,7 @@ def attach(con, path: str | Path, view: str) -> None:
         )
         con.execute(f"SELECT * FROM {ident(view)} LIMIT 0")
     except duckdb.Error as exc:
+        interrupted(exc)
         raise InputError(f"{path}: cannot be read as {path.suffix} ({explain(exc)})") from None
 
 
