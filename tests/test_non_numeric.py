@@ -257,3 +257,12 @@ def test_control_characters_in_a_gate_name_keep_the_junit_xml_valid(capsys, tmp_
     assert rc == 0
     (case,) = ET.parse(junit).iter("testcase")  # strict XML 1.0 parser
     assert case.get("name") == "hit\\x01 rate\\x1b[31m"
+
+
+def test_a_fifo_as_a_gate_input_or_a_table_is_refused_not_read(capsys, tmp_path):
+    fifo = tmp_path / "scores.csv"
+    os.mkfifo(fifo)
+    rc, _, err = cli(capsys, "gate", _gates(tmp_path, fifo))
+    assert rc == 2 and "is a FIFO (named pipe), not a regular file" in err
+    with pytest.raises(InputError, match="FIFO"):
+        ragstat.interval(fifo)

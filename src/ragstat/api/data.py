@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ragstat.errors import InputError
+from ragstat.resources.inputs import regular_file
 
 __all__ = ["Data", "as_frame", "as_path", "label_of", "read_table"]
 
@@ -100,8 +101,7 @@ def read_table(path: Path) -> Any:
     """A per-query table (Parquet, CSV, TSV, JSONL) as a DataFrame."""
     import pandas as pd
 
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
+    regular_file(path, "table")  # a FIFO or a device: refused, never opened
     suffix = path.suffix.lower()
     try:
         if suffix in (".parquet", ".pq"):

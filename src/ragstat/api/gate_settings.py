@@ -20,8 +20,6 @@ Two settings say what a score cell without a number means for every gate:
 from __future__ import annotations
 
 import math
-import os
-import stat
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,6 +33,7 @@ from ragstat.errors import InputError
 from ragstat.inference.analyze import MAX_REPS
 from ragstat.inference.names import DEFAULT_REPS
 from ragstat.records.cells import check_non_numeric
+from ragstat.resources.inputs import open_regular
 
 __all__ = ["MAX_GATES", "MAX_GATES_BYTES", "TOP_KEYS", "Settings", "gate_specs", "load", "settings"]
 
@@ -62,22 +61,10 @@ class Settings:
     max_unscored: float = 0.0
 
 
-def _regular(path: Path) -> None:
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such gates file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the gates file ({exc.strerror})") from None
-    if not stat.S_ISREG(mode):
-        raise InputError(f"{path}: not a regular file (a gates file is a TOML file)")
-
-
 def load(path: Path) -> dict[str, Any]:
     """The TOML content of the gates file at ``path``; every failure is one-line `InputError`."""
-    _regular(path)
     try:
-        with path.open("rb") as handle:
+        with open_regular(path, "gates file") as handle:  # a FIFO is refused, never opened
             raw = handle.read(MAX_GATES_BYTES + 1)
     except OSError as exc:
         raise InputError(f"{path}: cannot read the gates file ({exc.strerror})") from None

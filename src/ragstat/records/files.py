@@ -12,6 +12,7 @@ from ragstat.errors import InputError
 from ragstat.records import duck
 from ragstat.records.docstats import DocStats, QueryScores
 from ragstat.records.duck import Columns
+from ragstat.resources.inputs import regular_file
 
 __all__ = [
     "DatasetFile",
@@ -57,6 +58,9 @@ def dataset_files(path: str | Path) -> list[DatasetFile]:
         found = [Path(f) for f in glob.glob(text, recursive=True) if Path(f).is_file()]
         if not found:
             raise InputError(f"{text}: no file matches this pattern")
+    elif p.exists():  # a FIFO, a socket, a device: refused with what it is
+        regular_file(p, "table")
+        raise InputError(f"{text}: not a regular file")  # pragma: no cover - raised above
     else:
         raise InputError(f"{text}: no such file, folder or pattern")
     return [(str(f.resolve()), _partition(f, root)) for f in sorted(found)]
