@@ -202,7 +202,9 @@ class Runner:
         self.n += 1
         return self.root / f"out{self.n}"
 
-    def __call__(self, verb: str, *args: object, out: Path | None = None) -> int:
+    def __call__(
+        self, verb: str, *args: object, out: Path | None = None, codes: tuple[int, ...] = (0, 2)
+    ) -> int:
         TRIED[verb] += 1
         argv = [str(a) for a in args] + (["--out", str(out)] if out is not None else [])
         self.capsys.readouterr()
@@ -212,7 +214,7 @@ class Runner:
         everything = captured.out + captured.err
         assert "Traceback" not in everything, (argv, captured.err)
         assert "internal error" not in everything, (argv, captured.err)
-        assert rc in (0, 2), (argv, rc, captured.err)
+        assert rc in codes, (argv, rc, captured.err)
         if rc == 2:
             lines = [line for line in captured.err.splitlines() if line.strip()]
             assert len(lines) == 1, (argv, captured.err)
@@ -308,9 +310,32 @@ def test_fuzz_interval_and_compare(run, data, spec):
     good = run.file("good.parquet", GOOD_TABLE)
     reps = ("--bootstrap-reps", 19, "--seed", data.draw(st.sampled_from([0, 2**64])))
     extra = data.draw(st.sampled_from([(), ("--position", "position"), ("--estimand", "macro")]))
-    run("interval", "interval", path, *reps, *extra, out=run.out())
+    cells = data.draw(st.sampled_from([(), ("--non-numeric", "missing")]))
+    run("interval", "interval", path, *reps, *extra, *cells, out=run.out())
     a, b = data.draw(st.permutations([path, good]))
-    run("compare", "compare", a, b, *reps, "--permutation-reps", 19, out=run.out())
+    run("compare", "compare", a, b, *reps, *cells, "--permutation-reps", 19, out=run.out())
+
+
+GATE = (
+    "seed = 1\nbootstrap_reps = 99\n[inputs.candidate]\npath = {path}\n"
+    '[[gates]]\nname = "hit"\nkind = "at_least"\nmetric = "hit"\nthreshold = 0.2\n'
+)
+
+
+@settings(FUZZ, max_examples=20)
+@given(data=st.data(), spec=table_file(QUERIES, TABLES))
+def test_fuzz_gate_inputs(run, data, spec):
+    """A gate over a corrupted table: exit 0 or 1 (decided) or 2 (one line), whatever the
+    cells hold; cells that are not numbers never pass silently (item 1 of issue 28)."""
+    _fresh(run)
+    path = run.file(*spec)
+    head = data.draw(
+        st.sampled_from(
+            ["", 'non_numeric = "missing"\n', 'non_numeric = "missing"\nmax_unscored = 0.5\n']
+        )
+    )
+    gates = run.file("gates.toml", (head + GATE.format(path=json.dumps(str(path)))).encode())
+    run("gate", "gate", gates, "--json", codes=(0, 1, 2))
 
 
 @settings(FUZZ, max_examples=20)
