@@ -112,7 +112,7 @@ def regular_file(path: str | os.PathLike[str], what: str = "file") -> Path:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise InputError(f"{what} {path}: no such file") from None
+        raise InputError(f"{what} {path} does not exist (no such file); check the path") from None
     except OSError as exc:
         raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     kind = _kind(mode)
