@@ -99,21 +99,10 @@ def assert_complete(out: Path) -> dict:
 
 @pytest.fixture(scope="session")
 def demo_workdir(tmp_path_factory) -> Path:
-    """A folder holding ``ragstat-demo/`` as ``ragstat demo`` writes it (built once per test
-    session: the README, the docs' generated outputs and the one-answer test share it)."""
-    import subprocess
-    import sys
+    """A folder holding ``ragstat-demo/`` as ``ragstat demo`` writes it, built once per test
+    session and shared with the README and docs-output tests (``tests/doc_outputs.py``)."""
+    from doc_outputs import workdir
 
-    where = tmp_path_factory.mktemp("demo")
-    env = {**os.environ, "RAGSTAT_REGISTRY": str(where / "demo-registry.sqlite")}
-    res = subprocess.run(
-        [sys.executable, "-m", "ragstat", "demo", "--out", "ragstat-demo", "--quiet"],
-        cwd=where,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env=env,
-    )
-    assert res.returncode == 0, res.stderr
+    where = workdir(tmp_path_factory)
     assert (where / "ragstat-demo" / "records.parquet").is_file()
     return where
