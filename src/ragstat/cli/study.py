@@ -50,12 +50,14 @@ def _progress(show: bool) -> Iterator[Callable[[str], None]]:
         yield say
 
 
-def load_corpus(name: str, *, exclude: Sequence[Path] = ()) -> Corpus:
+def load_corpus(
+    name: str, *, exclude: Sequence[Path] = (), follow_symlinks: bool = False
+) -> Corpus:
     """:func:`ragstat.corpus.loaders.load_corpus`, imported when a study runs (the corpus
     readers are not needed to start the command line)."""
     from ragstat.corpus.loaders import load_corpus as load
 
-    return load(name, exclude=exclude)
+    return load(name, exclude=exclude, follow_symlinks=follow_symlinks)
 
 
 def _none(value: str) -> str | None:
@@ -71,6 +73,8 @@ class Scale:
     scheduler: str | None = None
     workers: int = 1
     index_dir: Path | None = None
+    #: Read symbolic links in a corpus folder that point outside it (refused by default).
+    follow_symlinks: bool = False
 
 
 def _run(
@@ -96,7 +100,11 @@ def _run(
     settings.update(strata=strata, engine=scale.engine)
     inputs = {"corpus": Path(corpus_name)} if corpus_name != "demo" else {}
     with recorded(command, settings, inputs=inputs, out=out, force=force) as log:
-        corpus = load_corpus(corpus_name, exclude=(out, *staging_folders(out)))
+        corpus = load_corpus(
+            corpus_name,
+            exclude=(out, *staging_folders(out)),
+            follow_symlinks=scale.follow_symlinks,
+        )
         _say_skipped(corpus.skipped, quiet or as_json)
         log.corpus_fingerprint = corpus.fingerprint
         staged = batched(scale.engine, scale.workers, scale.index_dir)
@@ -185,6 +193,10 @@ def study(
         Path | None,
         typer.Option(help="Saved index folder, readable by every worker (default OUT/index)"),
     ] = None,
+    follow_symlinks: Annotated[
+        bool,
+        typer.Option(help="Read symbolic links that point outside the corpus folder"),
+    ] = False,
     out: Out = None,
     force: o.Force = False,
     seed: Seed = 0,
@@ -206,7 +218,7 @@ def study(
         sample_queries=sample_queries,
         sample_seed=sample_seed,
     )
-    scale = Scale(engine, scheduler, workers, index_dir)
+    scale = Scale(engine, scheduler, workers, index_dir, follow_symlinks)
     out = (out or Path("ragstat-study")).absolute()
     _run(corpus, config, out, seed, quiet, as_json, strata, scale=scale, force=force)
 
