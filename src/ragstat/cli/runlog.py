@@ -94,11 +94,16 @@ def write_json(path: Path, obj: dict) -> Path:
 
 
 def _input_hashes(inputs: Mapping[str, Path | None]) -> dict[str, str]:
-    """sha256 of every input that exists, keyed by its role (file, corpus, a, b, …), so the
-    same data typed as a relative or an absolute path is the same data."""
+    """sha256 of every input file or folder that exists, keyed by its role (file, corpus, a,
+    b, …), so the same data typed as a relative or an absolute path is the same data."""
     from ragstat.registry import file_sha256
 
-    return {role: file_sha256(p) for role, p in inputs.items() if p and Path(p).exists()}
+    # regular files and folders only: a FIFO or a device is never opened (it could block)
+    return {
+        role: file_sha256(p)
+        for role, p in inputs.items()
+        if p and (Path(p).is_file() or Path(p).is_dir())
+    }
 
 
 def absolute(path: Path | str | None) -> str | None:
