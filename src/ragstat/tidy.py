@@ -15,15 +15,45 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Tidy", "plain", "text_table"]
+__all__ = ["Tidy", "json_text", "plain", "strict", "text_table", "visible"]
 
 Row = Mapping[str, Any]
+
+
+#: C0 controls (newline and tab included), DEL, C1 controls (U+0085 among them), lone
+#: surrogates (undecodable bytes of a file name), the Arabic letter mark, LRM/RLM, the
+#: line and paragraph separators, and the bidi embeddings, overrides and isolates.
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    if ch in _SHORT:
+        return _SHORT[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: object) -> str:
+    """``str(text)`` with every control, separator and bidi character as a visible escape
+    (``\\x1b``, ``\\n``, ``\\u202e``): what a terminal, a Markdown file or an HTML page shows
+    of user text (file, system and gate names, metadata), never obeys.
+
+    >>> visible("a\\x1b[31mred\\u202e.csv")
+    'a\\\\x1b[31mred\\\\u202e.csv'
+    """
+    s = text if isinstance(text, str) else str(text)
+    return _UNSAFE.sub(_escape, s) if _UNSAFE.search(s) else s
 
 
 def plain(value: Any) -> Any:
@@ -34,6 +64,54 @@ def plain(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def _kind(value: float) -> str:
+    if math.isnan(value):
+        return "not a number"
+    return "infinite" if value > 0 else "minus infinity"
+
+
+def _reason(d: Mapping[str, Any], key: str, value: float) -> str:
+    """Why ``d[key]`` is undefined: a statistic over a zero standard error, else its kind."""
+    se = [plain(d.get("se")), *(plain(v) for v in d.get("se_arms") or ())]
+    if key in ("t", "p", "z", "statistic", "p_value") and any(v == 0 for v in se):
+        return f"{_kind(value)}: the standard error is 0 (the scores do not vary)"
+    return _kind(value)
+
+
+def strict(value: Any) -> Any:
+    """``value`` fit for strict JSON: every non-finite float becomes None (numpy scalars
+    unwrapped, tuples as lists); a mapping that held one gains ``"<key>_undefined"``: why
+    (kept when the mapping gives its own reason)."""
+    value = plain(value) if not isinstance(value, float) else value
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            v = plain(v) if not isinstance(v, float) else v
+            if isinstance(v, float) and not math.isfinite(v):
+                out[k] = None
+                out.setdefault(
+                    f"{k}_undefined", value.get(f"{k}_undefined") or _reason(value, k, v)
+                )
+            else:
+                out[k] = strict(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [strict(v) for v in value]
+    return value
+
+
+def json_text(value: Any, *, indent: int | None = None, default: Any = None) -> str:
+    """``value`` as strict JSON text (RFC 8259: no NaN or Infinity, see :func:`strict`),
+    UTF-8 characters kept; what every ``--json`` and JSON file of ragstat is written with."""
+    import json
+
+    return json.dumps(
+        strict(value), indent=indent, ensure_ascii=False, allow_nan=False, default=default
+    )
 
 
 def _cell(value: Any) -> str:

@@ -152,25 +152,32 @@ def item_results(result: ItemScores) -> dict[str, Any]:
 
 def markdown_summary(result: Tidy, more: Mapping[str, Sequence[str]]) -> str:
     """A Markdown page: the result's title, its sentences, its headline table, then each
-    titled list of ``more`` (flags, notes…) that is not empty."""
-    from ragstat.tidy import text_table
+    titled list of ``more`` (flags, notes…) that is not empty. Control characters of user
+    text (system names, metadata) are visible escapes (``\\x1b``), never raw."""
+    from ragstat.tidy import text_table, visible
+
+    def escape(text: object) -> str:
+        return visible(" ".join(str(text).splitlines()))
 
     rows = result.headline_rows()
     cols = [c for c in result.headline_columns if any(c in r for r in rows)]
-    table = "```text\n" + text_table(rows, cols) + "\n```"
-    parts = [f"# {result.title()}", *result.sentences(), table]
-    for title, lines in more.items():
-        if lines:
-            parts.append(f"## {title}\n\n" + "\n".join(f"- {x}" for x in lines))
+    lines = text_table(rows, cols).split("\n")
+    fence = "\n".join(visible(x).replace("```", "`\u200b``") for x in lines)
+    table = "```text\n" + fence + "\n```"
+    parts = [f"# {escape(result.title())}", *map(escape, result.sentences()), table]
+    for title, items in more.items():
+        if items:
+            parts.append(f"## {escape(title)}\n\n" + "\n".join(f"- {escape(x)}" for x in items))
     return "\n\n".join(parts) + "\n"
 
 
 def _write(log: RunLog, result: Any, summary: str) -> None:
     from ragstat.atomic import atomic_write_text
-    from ragstat.cli.runlog import write_json
+    from ragstat.tidy import json_text
 
     assert log.out is not None
-    log.wrote(write_json(log.out / "result.json", result.to_dict()))
+    text = json_text(result.to_dict(), indent=2, default=str)
+    log.wrote(atomic_write_text(log.out / "result.json", text))
     path = log.out / "summary.md"
     atomic_write_text(path, summary)
     log.wrote(path)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -12,6 +11,7 @@ import typer
 from ragstat.cli import options as o
 from ragstat.cli.verb import options_command
 from ragstat.errors import InputError
+from ragstat.tidy import json_text
 
 if TYPE_CHECKING:
     from ragstat.api.verbs.plan import GoldenSet, PlanResult
@@ -123,7 +123,7 @@ def plan(a: PlanOptions) -> None:
     inputs = {"pilot": a.pilot, "pilot_b": a.pilot_b, "population_file": a.population_file}
     result = items.run_recorded("plan", a, inputs, lambda: _compute(a), _describe)
     if a.as_json:
-        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+        typer.echo(json_text(result.to_dict()))
         return
     out, sentence = result.to_dict(), result.sentences()[0]
     if a.ab:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,6 +14,7 @@ from ragstat.cli import options as o
 from ragstat.cli.runlog import RunLog, absolute, recorded, write_json
 from ragstat.errors import InputError
 from ragstat.inference.names import METHODS
+from ragstat.tidy import json_text
 
 if TYPE_CHECKING:
     from ragstat.simulation.results import CoverageReport, StudiesCoverage
@@ -108,7 +108,7 @@ def simulate(
         if log.out is not None:
             _write(log, log.out, result, census, from_study, types)
     if as_json:
-        typer.echo(json.dumps(out, ensure_ascii=False))
+        typer.echo(json_text(out))
     else:
         from ragstat.cli.render_sim import print_coverage
 

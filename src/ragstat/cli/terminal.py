@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import sys
 import warnings
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
+
+from ragstat.tidy import visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -44,31 +45,15 @@ __all__ = [
 #: Width of a console that writes to a pipe or a file: no table is ever cut to fit.
 PIPE_WIDTH = 100_000
 
-#: C0 controls (newline and tab included), DEL, C1 controls (U+0085 among them), lone
-#: surrogates (undecodable bytes of a file name), the Arabic letter mark, LRM/RLM, the
-#: line and paragraph separators, and the bidi embeddings, overrides and isolates.
-_UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-
-
-def _escape(match: re.Match[str]) -> str:
-    ch = match.group()
-    if ch in _SHORT:
-        return _SHORT[ch]
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
 
 def safe(text: object) -> str:
-    """``str(text)`` with every control, separator and bidi character as a visible escape.
+    """``str(text)`` with every control, separator and bidi character as a visible escape
+    (:func:`ragstat.tidy.visible`, shared with the Markdown and HTML reports).
 
     >>> safe("a\\x1b[31mred\\u202e.csv")
     'a\\\\x1b[31mred\\\\u202e.csv'
     """
-    s = text if isinstance(text, str) else str(text)
-    return _UNSAFE.sub(_escape, s) if _UNSAFE.search(s) else s
+    return visible(text)
 
 
 def markup(text: object) -> str:

@@ -9,6 +9,7 @@ from ragstat.report.fmt import ESTIMAND_LABELS
 from ragstat.report.matrix import MATRIX_KIND
 from ragstat.report.model import DECISION_KINDS, Report
 from ragstat.report.views import Table, summary_table, tables
+from ragstat.tidy import visible
 
 __all__ = ["escape", "header_facts", "render_markdown"]
 
@@ -31,8 +32,10 @@ def _lead(m: re.Match) -> str:
 def escape(text: object) -> str:
     """Text safe in a Markdown paragraph, list item or table cell: Markdown punctuation
     backslash-escaped (no links, images, emphasis, code or math from user text), ``&``,
-    ``<`` and ``>`` as entities (no raw HTML), one line (no column or block breaks)."""
-    s = " ".join(str(text).splitlines())
+    ``<`` and ``>`` as entities (no raw HTML), one line (no column or block breaks), and
+    control or bidi characters as visible escapes (``\\x1b``: a terminal showing the file
+    does not obey them)."""
+    s = visible(" ".join(str(text).splitlines()))
     s = _PUNCT.sub(r"\\\1", s)
     s = _LEAD.sub(_lead, s)
     return html.escape(s, quote=False)

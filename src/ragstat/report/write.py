@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ragstat.atomic import atomic_write_text
 from ragstat.errors import InputError
 from ragstat.records.textio import read_json_file
 from ragstat.report.model import Report
+from ragstat.tidy import json_text
 
 __all__ = ["FILES", "load_report", "render_folder", "write_report"]
 
@@ -22,7 +22,7 @@ def _render(report: Report, out: Path, keys: tuple[str, ...]) -> dict[str, Path]
     # render everything before writing anything: a failure leaves the folder as it was
     texts = {}
     if "json" in keys:
-        texts["json"] = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        texts["json"] = json_text(report.to_dict(), indent=2) + "\n"
     texts["markdown"] = render_markdown(report)
     texts["html"] = render_html(report)
     return {key: atomic_write_text(out / FILES[key], text) for key, text in texts.items()}
