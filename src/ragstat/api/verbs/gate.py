@@ -218,7 +218,7 @@ class _Decider:
             iv_block = self._estimand(spec, level, evidence)
         except InputError as exc:  # too little evidence for an interval: a failure
             return Decision("fail", level, None, reason=str(exc))
-        too_many = _unscored_share(spec, evidence, self.file.max_unscored)
+        too_many = _unscored_share(spec, evidence, self._max_unscored(spec))
         if too_many is not None:
             return Decision("fail", level, None, reason=too_many)
         h = headline(evidence.report, spec.estimand)  # type: ignore[arg-type]
@@ -227,6 +227,14 @@ class _Decider:
         chosen = iv_block.get(h.method)  # type: ignore[arg-type]
         evidence.method = chosen.method
         return Decision(outcome(spec, chosen.lower, chosen.upper), level, chosen)
+
+    def _max_unscored(self, spec: GateSpec) -> float | None:
+        """The file's max_unscored for table inputs; none for ``evaluate`` and ``generation``
+        inputs, whose empty cells are queries a metric does not apply to (no relevant
+        document, no claim), counted in the evidence but not a failure to score."""
+        f = self.file
+        names = [spec.input or "candidate", *([_baseline(spec, f)] if spec.paired() else [])]
+        return f.max_unscored if any(f.inputs[n].kind == "table" for n in names) else None
 
     def _estimand(self, spec: GateSpec, level: float, ev: _Evidence) -> EstimandResult:
         from ragstat.api.verbs.interval import interval
@@ -260,11 +268,11 @@ class _Decider:
         return ev.report.estimands[spec.estimand]
 
 
-def _unscored_share(spec: GateSpec, ev: _Evidence, default: float) -> str | None:
+def _unscored_share(spec: GateSpec, ev: _Evidence, default: float | None) -> str | None:
     """Why the gate fails for rows without a score above its ``max_unscored`` share (the
-    file's when the gate sets none, default 0), or None."""
+    file's when the gate sets none, default 0; None: not checked), or None."""
     allowed = default if spec.max_unscored is None else spec.max_unscored
-    if ev.report is None or not ev.unscored.unscored:
+    if allowed is None or ev.report is None or not ev.unscored.unscored:
         return None
     share = ev.unscored.unscored / (ev.unscored.unscored + ev.report.N)
     if share <= allowed:
