@@ -65,7 +65,11 @@ class AgreementOptions(o.OutputOptions):
     def label_list(self) -> list[str] | None:
         if self.labels is None:
             return None
-        return [t.strip() for t in self.labels.split(",") if t.strip()]
+        from ragstat.resources.caps import LABELS_ENV, check_cap
+
+        out = [t.strip() for t in self.labels.split(",") if t.strip()]
+        check_cap(len(out), LABELS_ENV, "--labels has too many values", "give fewer")
+        return out
 
 
 @options_command(AgreementOptions)

@@ -45,9 +45,21 @@ FromStudy = Annotated[
 DOC_TOTALS = "per-document totals (n, s)"
 
 
+def _listed(values: list[str] | None, option: str) -> list[str] | None:
+    from ragstat.resources.caps import check_list
+
+    if values is not None:
+        check_list(values, option)
+    return values
+
+
 def _ints(value: str, what: str) -> list[int]:
+    from ragstat.resources.caps import check_list
+
+    parts = [v for v in value.split(",") if v.strip()]
+    check_list(parts, f"--{what}")
     try:
-        out = [int(v) for v in value.split(",") if v.strip()]
+        out = [int(v) for v in parts]
     except ValueError:
         raise InputError(
             f"--{what} expects whole numbers separated by commas, got {value!r}"
@@ -133,7 +145,7 @@ def _options(
     return {
         "reps": default_reps(ks) if reps is None else reps,
         "design": design,
-        "methods": o.split(methods, METHODS, "methods"),
+        "methods": _listed(o.split(methods, METHODS, "methods"), "--methods"),
         "estimands": o.split(estimand, ("micro", "macro"), "estimand"),
         "level": level,
         "bootstrap_reps": bootstrap_reps,

@@ -376,6 +376,7 @@ def agreement(
     rows, label = _read(data)
     cols = (judge, human, cluster, slice_by)
     items, sc, notes = _labelled(rows, cols, label, scale, labels, positive)
+    k.check_size(label, sc.q, np.unique(items.docs.astype(str)).size, bootstrap_reps)
     if np.unique(items.docs.astype(str)).size < 2:
         raise InputError(
             f"{label}: all {items.judge.size} labelled items are in one document; {_ONE_DOC}"

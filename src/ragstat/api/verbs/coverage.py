@@ -13,6 +13,7 @@ computation with the cell's between-document SD (rules: :mod:`ragstat.testsets.c
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -170,6 +171,24 @@ def _dims(dims: str | Sequence[str], names: list[str], where: str) -> tuple[str,
     return out
 
 
+def _check_cells(
+    frame: pd.DataFrame, dims: tuple[str, ...], levels: Mapping[str, Sequence[str]], where: str
+) -> None:
+    """Stop before the cross product is built when it has more cells than
+    ``RAGSTAT_MAX_CELLS`` (3 dimensions of 100 values: 1,000,000 cells)."""
+    from ragstat.resources.caps import CELLS_ENV, check_cap, check_list
+
+    check_list(dims, "--dims")
+    sizes = [
+        len(levels[d]) if d in levels else int(frame[d].astype(str).nunique(dropna=False))
+        for d in dims
+    ]
+    cells = math.prod(sizes)
+    check_cap(cells, CELLS_ENV,
+              f"{where}: cells of the coverage matrix ({' × '.join(f'{n:,}' for n in sizes)})",
+              "use fewer dimensions or group their values")  # fmt: skip
+
+
 def _notes(m: Matrix) -> list[str]:
     if m.score is None:
         return ["no --score: counts only (give a pilot score for half-widths and documents "
@@ -213,6 +232,7 @@ def coverage(
     if score is not None:
         score = resolve_column(names, score, "--score", where)
     renamed = {resolve_column(names, d, "levels", where): v for d, v in (levels or {}).items()}
+    _check_cells(frame, dim_cols, renamed, where)
     m = coverage_matrix(
         frame, dim_cols, cluster=cluster, score=score, target_half_width=target_half_width,
         estimand=estimand, level=level, levels=renamed or None,

@@ -44,6 +44,7 @@ __all__ = [
     "SCALES",
     "accuracy",
     "bootstrap_tables",
+    "check_size",
     "cohen_kappa",
     "confusion_tables",
     "gwet_ac1",
@@ -174,6 +175,22 @@ def precision(C: np.ndarray, positive: int) -> np.ndarray:
 def recall(C: np.ndarray, positive: int) -> np.ndarray:
     """The judge's recall for category ``positive`` (humans as truth): ``C_pp / Σ_i C_ip``."""
     return _ratio(C[..., positive, positive], C[..., :, positive].sum(axis=-1))
+
+
+def check_size(label: str, q: int, K: int, reps: int) -> None:
+    """Stop before the tables are built when the scale has more labels than
+    ``RAGSTAT_MAX_LABELS`` or the tables (``K`` per-document and ``reps`` bootstrap
+    ``q × q`` tables, with the statistics' temporaries) would exceed the memory budget."""
+    from ragstat.resources import check_memory
+    from ragstat.resources.caps import LABELS_ENV, check_cap
+
+    check_cap(q, LABELS_ENV, f"{label}: distinct labels on the agreement scale",
+              "map the labels to fewer categories")  # fmt: skip
+    check_memory(
+        8.0 * q * q * (K + 5 * reps),
+        f"agreement over {q:,} labels, {K:,} documents and {reps:,} bootstrap replicates",
+        "lower --bootstrap-reps or map the labels to fewer categories",
+    )
 
 
 def _blocks(reps: int, K: int) -> Iterator[int]:
