@@ -543,7 +543,9 @@ def test_summary_shows_no_other_method_when_the_recommended_one_was_not_run():
     row = _summary_row(_md(rep), "hit", "macro")
     assert "none: the recommended method t_rates was not computed" in row
     assert "t on document rates" not in row
-    assert "no interval shown" in _items(rep)["method"] and "computed: none" in _items(rep)["method"]
+    assert (
+        "no interval shown" in _items(rep)["method"] and "computed: none" in _items(rep)["method"]
+    )
 
 
 def _strata_inputs(seed: int = 3, K: int = 40):

