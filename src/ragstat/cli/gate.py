@@ -6,8 +6,6 @@ inconclusive and the file says inconclusive gates block), 2 on bad input.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -61,7 +59,9 @@ def gate(a: GateOptions) -> None:
         _write(log, result, a)
     _side_files(result, a)
     if a.as_json:
-        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+        from ragstat.tidy import json_text
+
+        typer.echo(json_text(result.to_dict()))
     else:
         _render(result)
     raise typer.Exit(result.exit_code())
@@ -87,18 +87,7 @@ def _side_files(result: GateReport, a: GateOptions) -> None:
     if a.markdown is not None:
         atomic_write_text(a.markdown, gates_markdown(result))
     if a.junit is not None:
-        atomic_write_text(a.junit, xml_text(gates_junit(result)))
-
-
-#: Characters XML 1.0 does not allow anywhere in a document (C0 controls but tab, LF, CR;
-#: lone surrogates; U+FFFE, U+FFFF).
-_NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def xml_text(text: str) -> str:
-    """``text`` (an XML document) with every character XML 1.0 forbids written as ``\\xNN``
-    (a gate named with a control character must not make the JUnit file unreadable)."""
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+        atomic_write_text(a.junit, gates_junit(result))
 
 
 def _render(result: GateReport) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,10 +117,14 @@ DEFAULTS = {"reps": DEFAULT_REPS}
 
 
 def split(value: str | None, allowed: tuple[str, ...], what: str) -> list[str] | None:
-    """Comma-separated choices, each checked against ``allowed``."""
+    """Comma-separated choices, each checked against ``allowed`` (at most
+    ``RAGSTAT_MAX_LIST`` of them)."""
+    from ragstat.resources.caps import check_list
+
     if value is None:
         return None
     items = [v.strip() for v in value.split(",") if v.strip()]
+    check_list(items, f"--{what}")
     bad = [v for v in items if v not in allowed]
     if bad or not items:
         raise InputError(f"--{what}: unknown value(s) {bad}; choose from {', '.join(allowed)}")
@@ -129,9 +132,12 @@ def split(value: str | None, allowed: tuple[str, ...], what: str) -> list[str] |
 
 
 def emit(result, as_json: bool, render: Callable[[], None]) -> None:
-    """One JSON object on stdout, or the readable rendering."""
+    """One strict JSON object on stdout (an undefined number is null with a reason), or the
+    readable rendering."""
     if as_json:
-        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+        from ragstat.tidy import json_text
+
+        typer.echo(json_text(result.to_dict()))
     else:
         render()
 

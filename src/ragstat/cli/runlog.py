@@ -84,12 +84,12 @@ def headline(report: Any) -> dict:
 
 
 def write_json(path: Path, obj: dict) -> Path:
-    """``obj`` as indented JSON, written atomically."""
-    import json
-
+    """``obj`` as indented strict JSON (an undefined number is null with a reason, see
+    :func:`ragstat.tidy.json_text`), written atomically."""
     from ragstat.atomic import atomic_write_text
+    from ragstat.tidy import json_text
 
-    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, default=str))
+    atomic_write_text(path, json_text(obj, indent=2, default=str))
     return path
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -14,6 +13,7 @@ from ragstat.cli.verb import Group
 from ragstat.registry.display import data_fingerprint as source_fingerprint
 from ragstat.registry.display import outcome_of, started_utc
 from ragstat.registry.location import REGISTRY_ENV
+from ragstat.tidy import json_text
 
 if TYPE_CHECKING:
     from ragstat.registry import Manifest, Registry, RegistryLocation
@@ -77,7 +77,7 @@ def _echo(lines: list[str]) -> None:
 def _value(value: object) -> str:
     if value is None:
         return "—"
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else json_text(value)
 
 
 @runs_app.command("list")
@@ -94,7 +94,7 @@ def list_runs(
     runs = reg.list(limit or None)
     _say_where(where)
     if as_json:
-        typer.echo(json.dumps([m.to_dict() for m in runs], indent=2, ensure_ascii=False))
+        typer.echo(json_text([m.to_dict() for m in runs], indent=2))
         return
     if not runs:
         typer.echo(f"no runs recorded in {safe(reg.path)}")
@@ -154,7 +154,7 @@ def show(run_id: RunId, as_json: Json = False, registry: RegistryPath = None) ->
     m = reg.get(run_id)
     _say_where(where)
     if as_json:
-        typer.echo(json.dumps(m.to_dict(), indent=2, ensure_ascii=False))
+        typer.echo(json_text(m.to_dict(), indent=2))
         return
     _echo(manifest_lines(m))
 
@@ -173,6 +173,6 @@ def diff(
     d = diff_runs(reg.get(run_a), reg.get(run_b))
     _say_where(where)
     if as_json:
-        typer.echo(json.dumps(d.to_dict(), indent=2, ensure_ascii=False))
+        typer.echo(json_text(d.to_dict(), indent=2))
         return
     _echo(d.lines())

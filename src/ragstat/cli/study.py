@@ -7,7 +7,6 @@ into the staging folder, render the summary (or print ``study(...).to_dict()`` w
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -129,7 +128,9 @@ def _run(
             n: {"hit1": headline(r.hit1.to_dict())} for n, r in result.summary.retrievers.items()
         }
     if as_json:
-        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, default=str))
+        from ragstat.tidy import json_text
+
+        typer.echo(json_text(result.to_dict(), default=str))
         return
     from ragstat.cli.render_study import print_study
 
@@ -158,7 +159,12 @@ def _say_skipped(skipped: tuple[str, ...], quiet: bool) -> None:
 
 
 def _retrievers(value: str) -> tuple[str, ...]:
-    return tuple(r.strip() for r in value.split(",") if r.strip())
+    """``--retrievers`` as names (at most ``RAGSTAT_MAX_LIST`` of them)."""
+    from ragstat.resources.caps import check_list
+
+    names = tuple(r.strip() for r in value.split(",") if r.strip())
+    check_list(names, "--retrievers")
+    return names
 
 
 def study(

@@ -23,6 +23,7 @@ from typing import Any
 
 from ragstat.atomic import atomic_write_text
 from ragstat.errors import InputError
+from ragstat.tidy import json_text
 
 __all__ = [
     "MANIFEST_NAME",
@@ -270,7 +271,8 @@ class Manifest:
         return cls(**{n: data[n] for n in names if n in data})
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        """The manifest as strict JSON text (no NaN or Infinity), one trailing newline."""
+        return json_text(self.to_dict(), indent=2) + "\n"
 
 
 def output_folder(m: Manifest) -> Path | None:

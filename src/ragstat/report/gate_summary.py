@@ -11,19 +11,27 @@ is ``<skipped>`` with the reason; a passing gate has neither. So the XML has a f
 exactly when ``ragstat gate`` exits 1. Each case carries ``<properties>`` (kind, metric,
 estimate, interval, level, threshold, outcome, blocking), as pytest's ``record_property``
 writes them.
+
+Both are safe for user text (gate names, metrics, slices, the gates file's path): the
+Markdown shows control, separator and bidi characters as visible escapes
+(:func:`ragstat.tidy.visible`, as the terminal does), and the JUnit XML writes every
+character XML 1.0 forbids (C0 controls but tab, LF and CR; lone surrogates; U+FFFE, U+FFFF)
+as ``\\xNN`` / ``\\uNNNN``, so a CI reporter can always parse it.
 """
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
 from ragstat.decisions.gates import level_text
+from ragstat.tidy import visible
 
 if TYPE_CHECKING:
     from ragstat.decisions.gates import GateReport, GateResult
 
-__all__ = ["gates_junit", "gates_markdown"]
+__all__ = ["gates_junit", "gates_markdown", "xml_text"]
 
 _COLUMNS = (
     "gate",
@@ -38,7 +46,10 @@ _COLUMNS = (
 
 
 def _md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """``text`` for a Markdown table cell or line: newlines as spaces, other control and bidi
+    characters as visible escapes, backslashes and pipes escaped."""
+    shown = visible(text.replace("\r\n", " ").replace("\n", " "))
+    return shown.replace("\\", "\\\\").replace("|", "\\|")
 
 
 def _estimate(g: GateResult) -> str:
@@ -77,7 +88,11 @@ def gates_markdown(report: GateReport) -> str:
     """A CI job summary: a heading, the verdict sentence, one table row per gate, the
     reasons for gates without evidence and the correction used."""
     status = "passed" if report.passed else "failed"
-    lines = [f"### ragstat gate: {status} (exit code {report.exit_code()})", "", report.verdict()]
+    lines = [
+        f"### ragstat gate: {status} (exit code {report.exit_code()})",
+        "",
+        _md(report.verdict()),
+    ]
     lines += ["", "| " + " | ".join(_COLUMNS) + " |", "|" + "---|" * len(_COLUMNS)]
     lines += ["| " + " | ".join(_md(c) for c in _cells(g, report)) + " |" for g in report.gates]
     missing = [g for g in report.gates if g.lower is None or g.upper is None]
@@ -89,7 +104,7 @@ def gates_markdown(report: GateReport) -> str:
         f"Family level {level_text(report.level)}, {report.correction} correction over "
         f"{len(report.gates)} gate{'s' if len(report.gates) != 1 else ''}; inconclusive "
         f"gates {'block' if report.inconclusive_blocks else 'do not block'}. "
-        f"Gates file: `{report.source}`.",
+        f"Gates file: `{visible(report.source)}`.",
     ]
     lines += [f"> {_md(w)}" for w in report.warnings]
     return "\n".join(lines) + "\n"
@@ -159,4 +174,21 @@ def gates_junit(report: GateReport) -> str:
     ET.SubElement(suite, "system-out").text = report.verdict()
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+    return xml_text('<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n")
+
+
+#: Characters XML 1.0 does not allow anywhere in a document (C0 controls but tab, LF, CR;
+#: lone surrogates; U+FFFE, U+FFFF).
+_NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def xml_text(text: str) -> str:
+    """``text`` (an XML document) with every character XML 1.0 forbids written as ``\\xNN``
+    or ``\\uNNNN`` (a gate named with a control character must not make the JUnit file
+    unreadable)."""
+    return _NOT_XML.sub(_xml_escape, text)

@@ -13,7 +13,6 @@ plain counts and means.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import pandas as pd
 from ragstat.atomic import atomic_write, atomic_write_text
 from ragstat.errors import InputError
 from ragstat.selfretrieval.run import Study
+from ragstat.tidy import json_text
 
 __all__ = [
     "TABLES",
@@ -99,7 +99,7 @@ def _parquet(frame: pd.DataFrame, path: Path, meta: Mapping[str, Any]) -> Path:
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    extra = {b"ragstat": json.dumps(meta, ensure_ascii=False, default=str).encode("utf-8")}
+    extra = {b"ragstat": json_text(meta, default=str).encode("utf-8")}
     atomic_write(
         path,
         lambda tmp: pq.write_table(
@@ -129,8 +129,9 @@ def _json_default(value: object) -> object:
 
 
 def write_summary(summary: Mapping[str, Any], out_dir: str | Path) -> Path:
-    """``summary.json`` (indented, UTF-8) into ``out_dir``."""
-    text = json.dumps(summary, indent=2, ensure_ascii=False, default=_json_default)
+    """``summary.json`` (indented, UTF-8, strict JSON: an undefined number is null with a
+    reason) into ``out_dir``."""
+    text = json_text(summary, indent=2, default=_json_default)
     return atomic_write_text(Path(out_dir) / "summary.json", text)
 
 
