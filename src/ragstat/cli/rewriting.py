@@ -39,7 +39,11 @@ class RewritingOptions(o.OutputOptions):
     def method_names(self) -> list[str] | None:
         if self.methods is None:
             return None
-        return [m.strip() for m in self.methods.split(",") if m.strip()]
+        from ragstat.resources.caps import check_list
+
+        names = [m.strip() for m in self.methods.split(",") if m.strip()]
+        check_list(names, "--methods")
+        return names
 
 
 def _render(result: RewritingReport) -> None:

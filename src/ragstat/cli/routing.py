@@ -32,8 +32,14 @@ MaxSteps = Annotated[
 ]
 
 
-def _split(text: str | None) -> list[str] | None:
-    return None if text is None else [x.strip() for x in text.split(",") if x.strip()]
+def _split(text: str | None, option: str) -> list[str] | None:
+    from ragstat.resources.caps import check_list
+
+    if text is None:
+        return None
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    check_list(items, option)
+    return items
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,9 +63,9 @@ def routing(a: RoutingOptions) -> None:
     result = items.run_recorded(
         "routing", a, {"file": a.file, "labels_file": a.labels_file},
         lambda: score_routing(
-            a.file, labels=_split(a.labels), labels_file=a.labels_file,
+            a.file, labels=_split(a.labels, "--labels"), labels_file=a.labels_file,
             cluster_by=a.cluster_by, flat_gain=a.flat_gain,
-            cost_budgets=_split(a.cost_budgets), max_steps=a.max_steps, level=a.level,
+            cost_budgets=_split(a.cost_budgets, "--cost-budgets"), max_steps=a.max_steps, level=a.level,
             bootstrap_reps=a.bootstrap_reps, seed=a.seed,
         ),
         items.describe_items,

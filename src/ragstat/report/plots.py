@@ -18,6 +18,7 @@ from ragstat.report.figures import (
     plain,
 )
 from ragstat.report.model import CoverageRow, GateRow, Report, StratumRow
+from ragstat.tidy import visible
 
 __all__ = ["draw_g1", "draw_m1", "draw_t1", "draw_t2", "draw_t3", "draw_t4", "draw_t5", "draw_t6"]
 
@@ -286,7 +287,7 @@ def draw_g1(fig, report: Report) -> None:
             ax.plot([r.estimate], [y], "o", color="white", markeredgecolor=colour, markersize=5)
         marks = [b for b in (r.bound, r.bound_upper) if b is not None]
         ax.plot(marks, [y] * len(marks), "|", color="#111111", markersize=16, mew=2)
-    labels = [plain(f"{r.name} — {r.outcome}") for r in reversed(rows)]
+    labels = [plain(visible(f"{r.name} — {r.outcome}")) for r in reversed(rows)]
     ax.set_yticks(range(len(rows)), labels)
     ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xlim(lo, hi)

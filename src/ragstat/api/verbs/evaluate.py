@@ -44,6 +44,7 @@ from ragstat.inference.provenance import SourceInfo
 from ragstat.inference.verdict import cluster_noun, verdicts
 from ragstat.metrics import Clustering, EvaluationTable, Qrels, Run, parse_metric
 from ragstat.records import aggregate_arrays
+from ragstat.resources.caps import check_list
 
 __all__ = [
     "METHODS_PAIRED",
@@ -78,6 +79,7 @@ def metric_names(metrics: str | Sequence[str]) -> list[str]:
     malformed name is an InputError listing the valid ones."""
     typed = metrics.split(",") if isinstance(metrics, str) else [str(m) for m in metrics]
     typed = [m.strip() for m in typed if m.strip()]
+    check_list(typed, "--metrics")
     if not typed:
         raise InputError("--metrics is empty")
     return list(dict.fromkeys(parse_metric(m).name for m in typed))

@@ -21,6 +21,7 @@ import pandas as pd
 from ragstat.api.columns import resolve_column
 from ragstat.api.data import Data, label_of, read_table
 from ragstat.errors import InputError
+from ragstat.resources.caps import check_list
 from ragstat.testsets.split import Assignment, Leakage, check_leakage, split_rows
 from ragstat.tidy import Tidy, plain
 
@@ -47,6 +48,7 @@ def parse_sets(sets: Mapping[str, float] | str) -> dict[str, float]:
     usable as file names, shares in (0, 1] summing to 1."""
     if isinstance(sets, str):
         pairs = [p.strip() for p in sets.split(",") if p.strip()]
+        check_list(pairs, "--sets")
         if any(p.count("=") != 1 for p in pairs):
             raise InputError(f"--sets {sets!r}: write NAME=SHARE pairs, e.g. dev=0.6,release=0.4")
         try:
@@ -76,6 +78,7 @@ def parse_groups(groups: Sequence[str] | str) -> list[str]:
     """Grouping columns from a sequence or a comma list (at least one, none twice)."""
     items = [g.strip() for g in groups.split(",")] if isinstance(groups, str) else list(groups)
     items = [g for g in items if g]
+    check_list(items, "--groups")
     if not items or len(set(items)) != len(items):
         raise InputError(f"--groups {groups!r}: name one or more distinct grouping columns")
     return items
