@@ -10,6 +10,7 @@ that a strict parser rejects. See benchmarks/README.md.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -36,7 +37,17 @@ def main() -> int:
         help="record this run's failures in tests/hostile/known.py (xfail)",
     )
     parser.add_argument("--report", type=Path, default=ROOT / "benchmarks/_data/hostile.json")
+    parser.add_argument(
+        "--known-from",
+        type=Path,
+        metavar="REPORT",
+        help="write tests/hostile/known.py from a report and exit (no run)",
+    )
     args = parser.parse_args()
+    if args.known_from:
+        report = json.loads(args.known_from.read_text())
+        write_known(ROOT / "tests/hostile/known.py", report["outcomes"], report["quick"])
+        return 0
     with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
         if args.list:
             for c in build(Path(tmp), args.seed, args.quick):

@@ -22,6 +22,7 @@ import pytest
 from hostile.cases import Case
 from hostile.checks import problems_of
 from hostile.known import KNOWN_FULL, KNOWN_QUICK
+from hostile.runner import Limits
 from hostile.sweep import build, sweep
 
 VERBS = {
@@ -154,7 +155,8 @@ def test_the_full_sweep_is_seeded_and_covers_every_verb_and_reader(full_cases, t
 
 @pytest.fixture(scope="module")
 def quick_outcomes(tmp_path_factory):
-    _, outcomes, _ = sweep(tmp_path_factory.mktemp("hostile-quick"), quick=True)
+    limits = Limits(cpu_s=10, idle_s=5.0)  # a known hang costs 10 s, not 20
+    _, outcomes, _ = sweep(tmp_path_factory.mktemp("hostile-quick"), quick=True, limits=limits)
     return {o.id: o for o in outcomes}
 
 

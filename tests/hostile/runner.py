@@ -54,6 +54,7 @@ class Outcome:
     cpu_s: float
     peak_mb: float
     stderr_first: str
+    stderr: str = ""  # the first 1,500 characters, kept for failed runs only
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -148,6 +149,9 @@ def _child(case: Case, work: Path, limits: Limits) -> None:
                 fd,
             )
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        # new streams on fds 1 and 2 (as a fresh process has them; pytest replaced the old)
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         os.environ.update(RAGSTAT_REGISTRY=str(work / "registry.sqlite"), COLUMNS="100")
         os.environ.pop("RAGSTAT_DEBUG", None)
         sys.argv = ["ragstat", *case.argv]

@@ -4,6 +4,7 @@ and ``tests/test_hostile_sweep.py``)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -60,14 +61,14 @@ def targets(work: Path) -> tuple[Target, ...]:
 
 
 FULL_PER_TARGET = 40
-QUICK_PER_TARGET = 2
+QUICK_PER_TARGET = 3
 QUICK_SKIP = ("study",)  # the study's valid run alone takes seconds of CPU
 #: The quick subset also leaves out bombs and FIFOs (seconds each until caps refuse them).
 
 
 def build(work: Path, seed: int = SEED, quick: bool = False) -> list[Case]:
     """The cases (deterministic for a seed): up to 40 per target besides its valid run;
-    ``quick``: 2 per target, the study targets left out."""
+    ``quick``: 3 per target, the study targets left out."""
     every = targets(work)
     options: dict[str, dict[str, str]] = {}
     seen: set[tuple[str, ...]] = set()
@@ -157,30 +158,31 @@ def write_report(
     path.write_text(json.dumps(report, indent=1, ensure_ascii=True) + "\n")
 
 
-def write_known(path: Path, outcomes: list[Outcome], quick: bool) -> None:
-    """Rewrite ``known.py`` with this run's failures for its tier (the other tier kept)."""
+def write_known(path: Path, outcomes: list[Any], quick: bool) -> None:
+    """Rewrite ``known.py`` with a run's failures for its tier (the other tier kept);
+    ``outcomes`` are ``Outcome`` objects or the ``outcomes`` of a written report."""
     from . import known
 
+    rows = [o if isinstance(o, dict) else o.to_dict() for o in outcomes]
     fresh = {
-        o.id: f"{'; '.join(o.problems)} | {o.stderr_first}"[:300] for o in outcomes if o.problems
+        o["id"]: f"{'; '.join(o['problems'])} | {o['stderr_first']}"[:300]
+        for o in rows
+        if o["problems"]
     }
     quick_map = fresh if quick else known.KNOWN_QUICK
     full_map = known.KNOWN_FULL if quick else fresh
     text = path.read_text(encoding="utf-8")
-    head = text[: text.index("#: case id")]
-    body = [
-        head.rstrip() + "\n",
-        "",
-        "#: case id → the problem and the first line of stderr, in the quick subset.",
-        "KNOWN_QUICK: dict[str, str] = {",
-    ]
-    body += [f"    {k!r}: {v!r}," for k, v in sorted(quick_map.items())]
+    head = text[: text.index("#: case id")].rstrip()
+    dumps = functools.partial(json.dumps, ensure_ascii=False)
+    body = [head, "", "#: case id → the problem and the first line of stderr, in the quick subset."]
+    body += ["KNOWN_QUICK: dict[str, str] = {"]
+    body += [f"    {dumps(k)}: {dumps(v)}," for k, v in sorted(quick_map.items())]
     body += [
         "}",
         "",
         "#: The same for the full sweep (``slow``).",
         "KNOWN_FULL: dict[str, str] = {",
     ]
-    body += [f"    {k!r}: {v!r}," for k, v in sorted(full_map.items())]
+    body += [f"    {dumps(k)}: {dumps(v)}," for k, v in sorted(full_map.items())]
     body += ["}", ""]
     path.write_text("\n".join(body), encoding="utf-8")
