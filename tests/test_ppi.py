@@ -181,7 +181,7 @@ def test_cli_json_equals_the_twin(tmp_path, capsys, monkeypatch):
         (lambda t: t.assign(human=np.where(t.doc_id == "d0", 1.0, np.nan)),
          "the labelled items come from one document"),
         (lambda t: t.assign(human=t.human.astype(object).where(t.index != 0, "yes")),
-         "mixes types"),
+         "cells of score column 'human' are not numbers (row 1: 'yes')"),
     ],
 )  # fmt: skip
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, capsys, monkeypatch, edit, message):

@@ -35,7 +35,7 @@ CoverageEstimand = Annotated[str, typer.Option(help="macro or micro (as ragstat 
 
 
 @dataclass(frozen=True, kw_only=True)
-class CoverageOptions(o.OutputOptions):
+class CoverageOptions(o.ScoreCellOptions, o.OutputOptions):
     table: Table
     dims: Dims
     score: PilotScore = None
@@ -62,6 +62,7 @@ def coverage(a: CoverageOptions) -> None:
         result = matrix_of(
             a.table, dims=a.dims, score=a.score, cluster=a.cluster,
             target_half_width=a.target_half_width, estimand=a.estimand, level=a.level,
+            non_numeric=a.non_numeric,
         )  # fmt: skip
         log.results = _headline(result)
         if log.out is not None:

@@ -52,7 +52,7 @@ Traffic = Annotated[float | None, typer.Option(help="--ab: eligible units per da
 
 
 @dataclass(frozen=True, kw_only=True)
-class PlanOptions(o.OutputOptions):
+class PlanOptions(o.ScoreCellOptions, o.OutputOptions):
     half_width_target: HalfWidth = None
     documents: Documents = None
     sd: Sd = None
@@ -140,8 +140,9 @@ def _compute(a: PlanOptions) -> PlanResult | PowerResult:
 
     if a.ab:
         return plan_power(
-            a.design(), pilot=a.pilot, cluster=a.cluster, score=a.score, system=a.system
-        )
+            a.design(), pilot=a.pilot, cluster=a.cluster, score=a.score, system=a.system,
+            non_numeric=a.non_numeric,
+        )  # fmt: skip
     options = {name: getattr(a, name) for name in _PLAIN}
     return plan_documents(**options, golden=a.golden())
 

@@ -61,7 +61,7 @@ TargetHalfWidth = Annotated[
 
 
 @dataclass(frozen=True, kw_only=True)
-class PPIOptions(o.OutputOptions):
+class PPIOptions(o.ScoreCellOptions, o.OutputOptions):
     table: Table
     judge: Judge
     human: Human
@@ -115,6 +115,7 @@ def ppi(a: PPIOptions) -> None:
             a.table, judge=a.judge, human=a.human, cluster=a.cluster, system=a.system,
             systems=pair, lam=lam, design=a.design, level=a.level,
             target_half_width=a.target_half_width, dist=a.dist, method=a.method,
+            non_numeric=a.non_numeric,
         )  # fmt: skip
         log.results = _headline(result)
         if log.out is not None:

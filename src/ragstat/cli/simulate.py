@@ -89,6 +89,7 @@ def simulate(
     score: Score = None,
     system: System = None,
     from_study: FromStudy = None,
+    non_numeric: o.NonNumeric = "error",
     out_folder: o.OutDir = None,
     force: o.Force = False,
     as_json: o.Json = False,
@@ -103,7 +104,8 @@ def simulate(
         raise InputError("give a CENSUS file or one or more --from-study folders")
     ks = _ints(k, "k")
     opts = _options(ks, reps, design, methods, estimand, level, bootstrap_reps, seed, fpc, types)
-    columns: dict[str, Any] = dict(cluster=cluster, score=score, strata=strata, system=system)
+    columns: dict[str, Any] = dict(cluster=cluster, score=score, strata=strata, system=system,
+                                   non_numeric=non_numeric)  # fmt: skip
     settings = _settings(census, from_study, ks, opts, columns, engine)
     inputs = _inputs(census, from_study)
     from ragstat.api.verbs.simulate import simulate as simulate_api

@@ -27,6 +27,8 @@ class Census:
     #: The range every score is known to lie in (the range-respecting methods use it);
     #: None: [0, 1] when ``in_unit``, else unknown.
     bounds: tuple[float, float] | None = None
+    #: Rows left out because their score was not a number (``non_numeric="missing"``).
+    non_numeric: int = 0
 
     @classmethod
     def from_docstats(cls, stats: DocStats) -> Census:
@@ -39,6 +41,7 @@ class Census:
             stats.stratum,
             known == (0.0, 1.0),
             known,
+            stats.non_numeric,
         )
 
     @property
@@ -79,13 +82,16 @@ def load_census(
     score: str = "hit",
     stratum: str | None = None,
     system: str | None = None,
+    non_numeric: str = "error",
 ) -> Census:
     """A census from a per-query table, or from a per-document table with columns n and s
-    (optionally q or w, and the stratum column)."""
+    (optionally q or w, and the stratum column). A score cell that is not a number is an
+    error unless ``non_numeric="missing"`` (its row left out, counted in ``non_numeric``)."""
     cols = table_columns(path)
     if {"n", "s"} <= set(cols) and score not in cols:
         return _from_doc_table(path, cluster, stratum)
-    stats = aggregate_file(path, cluster=cluster, score=score, stratum=stratum, system=system)
+    stats = aggregate_file(path, cluster=cluster, score=score, stratum=stratum, system=system,
+                           non_numeric=non_numeric)  # fmt: skip
     return Census.from_docstats(stats)
 
 

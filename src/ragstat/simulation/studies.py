@@ -60,17 +60,23 @@ def _object(value: object) -> Mapping[str, Any]:
 
 
 def study_census(
-    folder: str | Path, *, score: str = "hit1", system: str | None = None
+    folder: str | Path,
+    *,
+    score: str = "hit1",
+    system: str | None = None,
+    non_numeric: str = "error",
 ) -> tuple[Census, dict[str, Any]]:
     """(Census of one retriever's per-document hits, facts about the study); ``system``
-    defaults to the study's first retriever."""
+    defaults to the study's first retriever; ``non_numeric`` as in
+    :func:`ragstat.records.aggregate_file`."""
     folder = Path(folder)
     summary_path, records = folder / "summary.json", folder / "records.parquet"
     if not summary_path.is_file() or not records.is_file():
         raise InputError(f"{folder}: not a study folder (needs summary.json and records.parquet)")
     facts = StudyFacts.read(summary_path)
     retriever = system or facts.retrievers[0]
-    stats = aggregate_file(records, score=score, system=retriever, position="position")
+    stats = aggregate_file(records, score=score, system=retriever, position="position",
+                           non_numeric=non_numeric)  # fmt: skip
     info = {
         "folder": str(folder),
         "retriever": retriever,

@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ragstat.api.arguments import level_value, real_number
 from ragstat.api.columns import resolve_column
 from ragstat.api.data import Data, as_frame, label_of
 from ragstat.errors import InputError
+from ragstat.records.cells import CellCounts, check_non_numeric, numeric_cells, parse_cells
 from ragstat.testsets.coverage import SD_SOURCES, Cell, Matrix, coverage_matrix
 from ragstat.tidy import Tidy, plain
 
@@ -47,6 +49,8 @@ class CoverageMatrix(Tidy):
     notes: tuple[str, ...] = field(default_factory=tuple)
     #: The range the pilot score lies in ((0, 1) for rates, else as observed), or None.
     score_bounds: tuple[float, float] | None = None
+    #: The pilot score's cells without a number: missing vs not a number (left out).
+    score_cells: CellCounts = field(default_factory=CellCounts)
 
     headline_columns = ("cell", "queries", "documents", "estimate", "half_width",
                         "half_width_note", "documents_needed", "more_documents")  # fmt: skip
@@ -117,6 +121,7 @@ class CoverageMatrix(Tidy):
                 "empty": len(m.empty_cells),
                 "queries": sum(c.queries for c in m.cells),
                 "documents": self.documents,
+                "score_cells": None if m.score is None else self.score_cells.to_dict(),
             },
             "empty_cells": [dict(zip(m.dims, v, strict=True)) for v in m.empty_cells],
             "cells": [{k: v for k, v in r.items() if k != "cell"} for r in self.rows()],
@@ -145,14 +150,38 @@ def _report_cell(c: Cell, half_width: float | None) -> MatrixCell:
 
 
 def _score_bounds(frame: pd.DataFrame, score: str | None) -> tuple[float, float] | None:
-    """(0, 1) for a pilot score in [0, 1], else its observed range; None without one."""
+    """(0, 1) for a pilot score in [0, 1], else its observed range; None without one
+    (the score column is already numbers: :func:`_scored`)."""
     if score is None:
         return None
-    values = pd.to_numeric(frame[score], errors="coerce").dropna()
+    values = frame[score].dropna()
     if values.empty:
         return None
     lo, hi = float(values.min()), float(values.max())
     return (0.0, 1.0) if lo >= 0 and hi <= 1 else (lo, hi)
+
+
+def _scored(
+    frame: pd.DataFrame, score: str | None, where: str, non_numeric: str
+) -> tuple[pd.DataFrame, CellCounts]:
+    """The table with its pilot score as numbers (:mod:`ragstat.records.cells`): a cell
+    that is not a number stops here (one line) unless ``non_numeric="missing"``, and then
+    its row is left out of the matrix. Missing cells stay (the matrix refuses them)."""
+    if score is None:
+        return frame, CellCounts()
+    values, cells = numeric_cells(frame[score], score, where, non_numeric)
+    numbers = frame.assign(**{score: values})
+    if cells.non_numeric:
+        numbers = numbers[~parse_cells(frame[score])[1]]
+    return numbers, cells
+
+
+def _cell_note(score: str | None, cells: CellCounts) -> list[str]:
+    if not cells.non_numeric:
+        return []
+    return [f"{score}: {cells.non_numeric} not a number, {cells.missing} missing: the rows whose "
+            "score is not a number were left out of the matrix, counts included "
+            "(non_numeric = missing)"]  # fmt: skip
 
 
 def _frame(data: Data) -> pd.DataFrame:
@@ -219,11 +248,17 @@ def coverage(
     estimand: str = "macro",
     level: float = 0.95,
     levels: Mapping[str, Sequence[str]] | None = None,
+    non_numeric: str = "error",
 ) -> CoverageMatrix:
     """The coverage matrix of a query table over ``dims`` (any columns): queries and
     documents per cell, the empty cells of the full cross product (of the observed values,
     or of ``levels`` declared per dimension), and with a pilot ``score`` the half-width
-    each cell's documents give and the documents needed for ``target_half_width``."""
+    each cell's documents give and the documents needed for ``target_half_width``. A
+    score cell that is not a number is an error unless ``non_numeric="missing"`` (then its
+    row is left out, counted in the notes)."""
+    level = level_value(level)
+    if target_half_width is not None:
+        target_half_width = real_number(target_half_width, "target_half_width")
     frame = _frame(data)
     where = label_of(data)
     names = [str(c) for c in frame.columns]
@@ -233,9 +268,11 @@ def coverage(
         score = resolve_column(names, score, "--score", where)
     renamed = {resolve_column(names, d, "levels", where): v for d, v in (levels or {}).items()}
     _check_cells(frame, dim_cols, renamed, where)
+    frame, cells = _scored(frame, score, where, check_non_numeric(non_numeric))
     m = coverage_matrix(
         frame, dim_cols, cluster=cluster, score=score, target_half_width=target_half_width,
         estimand=estimand, level=level, levels=renamed or None,
     )  # fmt: skip
     documents = int(frame[cluster].astype(str).nunique())
-    return CoverageMatrix(where, m, documents, tuple(_notes(m)), _score_bounds(frame, score))
+    notes = (*_cell_note(score, cells), *_notes(m))
+    return CoverageMatrix(where, m, documents, notes, _score_bounds(frame, score), cells)

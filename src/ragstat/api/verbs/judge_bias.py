@@ -30,6 +30,7 @@ import numpy as np
 from ragstat.api.data import read_table
 from ragstat.api.evaluation import draw_seed, json_ready
 from ragstat.api.items import METHODS, Records, read_records
+from ragstat.api.verbs.judge_bias_checks import KINDS, check_bias_memory, check_kind
 from ragstat.errors import InputError
 from ragstat.inference import analyze
 from ragstat.inference.headline import describe, headline, single_headline
@@ -44,7 +45,6 @@ from ragstat.tidy import Tidy
 
 __all__ = ["KINDS", "BiasEstimate", "JudgeBiasResult", "judge_bias"]
 
-KINDS = ("position", "verbosity", "self_consistency")
 Rows = list[dict[str, Any]]
 CR2_REFERENCE = "CR2 (Bell & McCaffrey 2002) regression sandwich, Bell–McCaffrey df"
 
@@ -339,17 +339,6 @@ def _consistency(
 # ------------------------------------------------------------------ the verb
 
 
-def _check(kind: str, level: float, reps: int) -> str:
-    k = str(kind).strip().lower().replace("-", "_")
-    if k not in KINDS:
-        raise InputError(f"kind must be position, verbosity or self-consistency; got {kind!r}")
-    if not (isinstance(level, float | int) and 0 < level < 1):
-        raise InputError(f"level must be a number in (0, 1), got {level!r}")
-    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
-        raise InputError(f"bootstrap_reps must be a positive whole number, got {reps!r}")
-    return k
-
-
 def judge_bias(
     data: Records,
     *,
@@ -365,10 +354,12 @@ def judge_bias(
     an interval clustered by ``cluster`` (the document). Fields per ``kind``: the module
     docstring. ``threshold``: self-consistency flags items with agreement below it; ``per``:
     the verbosity slope is per this many length units. ``seed=None`` draws a seed (kept)."""
-    k = _check(kind, level, bootstrap_reps)
+    k = check_kind(kind, level, bootstrap_reps)
     rows, label = _read(data)
     s = _Settings(float(level), draw_seed(seed), bootstrap_reps)
-    K = len({str(d) for d in _column(rows, cluster, label)})
+    docs = _column(rows, cluster, label)
+    K = len({str(d) for d in docs})
+    check_bias_memory(k, docs, bootstrap_reps, label)
     if K < 2:
         raise InputError(
             f"{label}: every row is in one document ({cluster!r}): a clustered interval needs "

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from scipy import stats as sps
 
-from ragstat.api.columns import read_schema, resolve_column, resolve_score
-from ragstat.api.data import Data, as_path, label_of
+from ragstat.api.arguments import level_value, real_number, whole_number
+from ragstat.api.data import Data
 from ragstat.api.design import PopulationCounts
-from ragstat.api.verbs.compare import parse_systems
+from ragstat.api.verbs.plan_pilot import cluster_pilot, pilot_source, pilot_stats
 from ragstat.errors import InputError
 from ragstat.inference.planning import (
     ALLOCATIONS,
@@ -38,11 +37,11 @@ from ragstat.inference.power import (
     ab_assumptions,
     ab_units,
     golden_set,
-    pilot_icc,
     rate_sd,
     sizing_assumptions,
 )
-from ragstat.records import DocStats, aggregate_file, pair_files, read_population_counts
+from ragstat.records import DocStats, read_population_counts
+from ragstat.records.cells import check_non_numeric
 from ragstat.tidy import Tidy, plain
 
 __all__ = ["ABDesign", "Allocation", "GoldenSet", "PlanResult", "plan", "power"]
@@ -171,32 +170,19 @@ def _check(
         raise InputError(f"--allocation must be one of {', '.join(ALLOCATIONS)}")
 
 
-def _pilot_source(pilot: Data, stats: DocStats) -> str:
-    return f"pilot {label_of(pilot, 'pilot')}: K = {stats.K} documents, N = {stats.N:g} queries"
-
-
-def _pilot(
-    pilot: Data, pilot_b: Data | None, systems: str | tuple[str, str] | None,
-    system: str | None, cluster: str, score: str | None, strata: str | None,
-) -> tuple[DocStats, bool]:  # fmt: skip
-    """Pilot DocStats (differences when two systems are given) and whether it is paired."""
-    with as_path(pilot, "pilot") as path:
-        where = label_of(pilot, "pilot")
-        names = [n for n, _ in read_schema(path)]
-        cluster = resolve_column(names, cluster, "--cluster", where)
-        score = resolve_score(read_schema(path), score, where)
-        if strata is not None:
-            strata = resolve_column(names, strata, "--strata", where)
-        if pilot_b is not None or systems is not None:
-            pair = parse_systems(systems)
-            second = as_path(pilot_b, "pilot_b") if pilot_b is not None else nullcontext()
-            with second as path_b:
-                table = pair_files(
-                    path, path_b, systems=pair, cluster=cluster, score=score, stratum=strata
-                )
-            return table.stats, True
-        stats = aggregate_file(path, cluster=cluster, score=score, stratum=strata, system=system)
-        return stats, False
+def _numbers(
+    target: Any, documents: Any, sd: Any, level: Any, power: Any, non_numeric: str
+) -> tuple[float | None, int | None, float | None, float, float]:
+    """The plain arguments in their types: a Python caller's ``level="x"`` is an
+    InputError here, not a TypeError in the computation (ranges are checked there)."""
+    check_non_numeric(non_numeric)
+    return (
+        None if target is None else real_number(target, "half_width_target"),
+        None if documents is None else whole_number(documents, "documents"),
+        None if sd is None else real_number(sd, "sd"),
+        level_value(level),
+        level_value(power, "power", "0.8"),
+    )
 
 
 def plan(
@@ -218,22 +204,28 @@ def plan(
     population_file: PopulationCounts | None = None,
     allocation: str = "proportional",
     golden: GoldenSet | None = None,
+    non_numeric: str = "error",
 ) -> PlanResult:
     """Documents needed for a target half-width (``half_width_target``), or the half-width
     a given number of ``documents`` achieves, with the minimum detectable difference.
 
     S is given (``sd``) or estimated from a ``pilot`` (one ``system``'s rows; two systems:
     ``pilot_b`` or ``systems``); ``population_file`` (path or {stratum: M}) splits K;
-    ``golden`` sizes a golden set in queries from documents (see :class:`GoldenSet`)."""
+    ``golden`` sizes a golden set in queries from documents (see :class:`GoldenSet`). A
+    pilot's score cell that is not a number is an error unless ``non_numeric="missing"``."""
+    half_width_target, documents, sd, level, power = _numbers(
+        half_width_target, documents, sd, level, power, non_numeric
+    )
     if golden is not None:
-        return _golden(
-            golden, half_width_target, documents, sd, pilot, cluster, score, level, power
-        )
+        return _golden(golden, half_width_target, documents, sd, pilot, cluster, score, level,
+                       power, non_numeric)  # fmt: skip
     _check(estimand, half_width_target, documents, sd, pilot, allocation)
     paired, source, stats = systems is not None or pilot_b is not None, "given (--sd)", None
     if pilot is not None:
-        stats, paired = _pilot(pilot, pilot_b, systems, system, cluster, score, strata)
-        sd, source = pilot_sd(stats, estimand), _pilot_source(pilot, stats)
+        stats, paired = pilot_stats(
+            pilot, pilot_b, systems, system, cluster, score, strata, non_numeric
+        )
+        sd, source = pilot_sd(stats, estimand), pilot_source(pilot, stats)
     if sd is None:  # unreachable after _check; keeps the type checker informed
         raise InputError("give --sd or --pilot")
     result = None
@@ -241,14 +233,8 @@ def plan(
         result = plan_documents(half_width_target, sd, level=level, M=population, estimand=estimand)
     K = result.K if result is not None else int(documents or 0)
     return PlanResult(
-        estimand=estimand,
-        level=level,
-        sd=sd,
-        sd_source=source,
-        population=population,
-        paired=paired,
-        power=power,
-        documents=K,
+        estimand=estimand, level=level, sd=sd, sd_source=source, population=population,
+        paired=paired, power=power, documents=K,
         minimum_detectable_difference=minimum_detectable_difference(
             K, sd, level=level, power=power, M=population
         ),
@@ -257,7 +243,7 @@ def plan(
         allocation=_allocation(K, population_file, allocation, stats, estimand),
         assumptions=tuple(_assumptions(estimand, population, paired)),
         bounds=_bounds(stats, paired),
-    )
+    )  # fmt: skip
 
 
 def _bounds(stats: DocStats | None, paired: bool) -> tuple[float, float] | None:
@@ -315,22 +301,6 @@ def _assumptions(estimand: str, M: int | None, paired: bool) -> list[str]:
     ]
 
 
-def _cluster_pilot(
-    pilot: Data, cluster: str, score: str | None, system: str | None
-) -> tuple[float, float, float, float, str]:
-    """(σ̂, m̄, CV of cluster sizes (ddof 0), ρ̂ ANOVA, description) from a per-row pilot."""
-    with as_path(pilot, "pilot") as path:
-        where = label_of(pilot, "pilot")
-        cluster = resolve_column([n for n, _ in read_schema(path)], cluster, "--cluster", where)
-        score = resolve_score(read_schema(path), score, where)
-        stats = aggregate_file(path, cluster=cluster, score=score, system=system)
-    q = stats.q if stats.w is None else stats.w + stats.s**2 / stats.n
-    sd, rho = pilot_icc(stats.n, stats.s, q)
-    m = float(stats.n.mean())
-    text = f"pilot {where}: {stats.K} {cluster} clusters, {stats.N:g} rows, ρ̂ = {rho:.4g}"
-    return sd, m, float(stats.n.std() / m), rho, text
-
-
 def _sigma(
     rate: float | None, sd: float | None, pilot: Data | None, delta: float = 0.0
 ) -> tuple[float | None, str]:
@@ -344,6 +314,7 @@ def _sigma(
 def _golden(
     g: GoldenSet, target: float | None, documents: int | None, sd: float | None,
     pilot: Data | None, cluster: str, score: str | None, level: float, power: float,
+    non_numeric: str,
 ) -> PlanResult:  # fmt: skip
     """Golden-set sizing (see :class:`GoldenSet` and :mod:`ragstat.inference.power`)."""
     if sum(v is not None for v in (target, documents, g.queries)) != 1:
@@ -351,7 +322,7 @@ def _golden(
     sigma, source = _sigma(g.rate, sd, pilot)
     m, icc = g.queries_per_doc, g.icc
     if pilot is not None:
-        sigma, m0, _, rho, source = _cluster_pilot(pilot, cluster, score, None)
+        sigma, m0, _, rho, source = cluster_pilot(pilot, cluster, score, None, non_numeric)
         m, icc = m0 if m is None else m, rho if icc is None else icc
     m, icc = 1.0 if m is None else m, 0.0 if icc is None else icc
     n = g.queries if documents is None else math.ceil(documents * m - 1e-9)
@@ -374,14 +345,16 @@ def power(
     cluster: str = "user_id",
     score: str | None = None,
     system: str | None = None,
+    non_numeric: str = "error",
 ) -> PowerResult:
     """Units per arm (and days at ``ab.traffic``) for an A/B test randomised by unit;
     σ, m̄, CV and ρ not given in ``ab`` come from a ``pilot`` event table clustered by
-    its ``cluster`` (unit) column."""
+    its ``cluster`` (unit) column (``non_numeric`` as in :func:`plan`)."""
+    check_non_numeric(non_numeric)
     sigma, source = _sigma(ab.rate, ab.sd, pilot, ab.mde)
     m, cv, icc = ab.events_per_unit, ab.cv, ab.icc
     if pilot is not None:
-        sigma, m0, cv0, rho, source = _cluster_pilot(pilot, cluster, score, system)
+        sigma, m0, cv0, rho, source = cluster_pilot(pilot, cluster, score, system, non_numeric)
         m, cv, icc = (
             (m0 if m is None else m),
             (cv0 if cv is None else cv),

@@ -8,18 +8,20 @@ columns and builds the tidy result.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ragstat.api.data import Data, as_frame, label_of
+from ragstat.api.verbs.ppi_checks import cell_notes, check_ppi_memory, ppi_arguments
 from ragstat.errors import InputError
 from ragstat.inference.headline import describe, headline
 from ragstat.inference.ppi import JudgeOnly, Lam, PPIAnalysis, PPIMean, ppi_analysis
 from ragstat.inference.verdict import verdicts
+from ragstat.records.cells import CellCounts, check_non_numeric, numeric_cells
 from ragstat.tidy import Tidy, plain
 
 __all__ = ["PPIResult", "ppi"]
@@ -43,6 +45,8 @@ class PPIResult(Tidy):
     analysis: PPIAnalysis
     source: str
     notes: tuple[str, ...] = ()
+    #: Cells without a number per column ("judge", "human"): missing vs not a number.
+    cells: Mapping[str, CellCounts] = field(default_factory=dict)
 
     headline_columns = ("estimand", "method", "estimate", "lower", "upper", "lambda")
 
@@ -110,6 +114,7 @@ class PPIResult(Tidy):
                 "unlabelled": p.n_unlabelled,
                 "documents": p.K,
                 "labelled_documents": p.K_labelled,
+                "cells": {k: c.to_dict() for k, c in self.cells.items()},
             },
             "ppi": _interval(p),
             "human_only": _interval(a.human_only),
@@ -126,36 +131,6 @@ def _frame(data: Data) -> pd.DataFrame:
     return as_frame(data)
 
 
-def _kind(v: Any) -> str:
-    if isinstance(v, (bool, np.bool_)):
-        return "boolean"
-    if isinstance(v, (int, float, np.number)):
-        return "number"
-    if isinstance(v, str):
-        try:
-            float(v)
-        except ValueError:
-            return "text"
-        return "number"
-    return type(v).__name__
-
-
-def _numbers(s: pd.Series, col: str, what: str) -> np.ndarray:
-    """A column as float64 (NaN where missing); refuses text and mixed types."""
-    if s.dtype == object:
-        values = s[s.notna() & (s.astype(str).str.strip() != "")]
-        kinds = sorted({_kind(v) for v in values})
-        if len(kinds) > 1:
-            raise InputError(f"{what} column {col!r} mixes types ({', '.join(kinds)}): "
-                             "use numbers only, empty where missing")  # fmt: skip
-        if kinds and kinds != ["number"]:
-            raise InputError(f"{what} column {col!r} holds {kinds[0]} values, not numbers")
-        s = pd.to_numeric(s.where(s.astype(str).str.strip() != ""), errors="coerce")
-    elif not (pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s)):
-        raise InputError(f"{what} column {col!r} is {s.dtype}, not numbers")
-    return np.asarray(s.astype("float64"), dtype=np.float64)
-
-
 def _column(frame: pd.DataFrame, col: str, what: str) -> pd.Series:
     if col not in frame.columns:
         raise InputError(f"no {what} column {col!r}; columns: {', '.join(map(str, frame.columns))}")
@@ -163,8 +138,8 @@ def _column(frame: pd.DataFrame, col: str, what: str) -> pd.Series:
 
 
 def _check_scale(f: np.ndarray, y: np.ndarray, judge: str, human: str) -> None:
-    labels = y[~np.isnan(y)]
-    if f.size and f.min() >= 0 and f.max() <= 1 and labels.size:
+    scores, labels = f[~np.isnan(f)], y[~np.isnan(y)]
+    if scores.size and scores.min() >= 0 and scores.max() <= 1 and labels.size:
         bad = labels[(labels < 0) | (labels > 1)]
         if bad.size:
             raise InputError(
@@ -173,17 +148,31 @@ def _check_scale(f: np.ndarray, y: np.ndarray, judge: str, human: str) -> None:
             )
 
 
-def _items(frame: pd.DataFrame, judge: str, human: str, cluster: str) -> pd.DataFrame:
-    f = _numbers(_column(frame, judge, "judge"), judge, "judge")
-    y = _numbers(_column(frame, human, "human label"), human, "human label")
-    if np.isnan(f).any():
-        raise InputError(f"judge column {judge!r} is missing on {int(np.isnan(f).sum())} "
+def _items(
+    frame: pd.DataFrame, judge: str, human: str, cluster: str, where: str, non_numeric: str
+) -> tuple[pd.DataFrame, dict[str, CellCounts]]:
+    """Judge score, human label and document per row, with the cell counts of both columns.
+
+    A cell that is not a number stops here (one line) unless ``non_numeric="missing"``:
+    then a judge cell that is not a number leaves its item out (f is NaN until
+    :func:`_scored` drops it) and a human cell that is not a number counts as unlabelled.
+    """
+    f, f_cells = numeric_cells(_column(frame, judge, "judge"), judge, where, non_numeric)
+    y, y_cells = numeric_cells(_column(frame, human, "human label"), human, where, non_numeric)
+    if f_cells.missing:
+        raise InputError(f"judge column {judge!r} is missing on {f_cells.missing} "
                          "item(s): the judge must score every item")  # fmt: skip
     doc = _column(frame, cluster, "cluster")
     if doc.isna().any():
         raise InputError(f"cluster column {cluster!r} is missing on some items")
     _check_scale(f, y, judge, human)
-    return pd.DataFrame({"f": f, "y": y, "doc": doc.astype(str).to_numpy()}, index=frame.index)
+    items = pd.DataFrame({"f": f, "y": y, "doc": doc.astype(str).to_numpy()}, index=frame.index)
+    return items, {"judge": f_cells, "human": y_cells}
+
+
+def _scored(items: pd.DataFrame) -> pd.DataFrame:
+    """The items with a judge score (a pair: both), those left out as not numbers dropped."""
+    return items[items["f"].notna()]
 
 
 def _by_system(frame: pd.DataFrame, items: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -262,6 +251,7 @@ def ppi(
     target_half_width: float | None = None,
     dist: str = "t",
     method: str = "auto",
+    non_numeric: str = "error",
 ) -> PPIResult:
     """Clustered PPI(++) for the mean of ``human`` using ``judge`` scores on every item.
 
@@ -271,12 +261,17 @@ def ppi(
     paired difference A − B (PPI on per-item differences, paired on ``query_id``).
     ``lam``: "auto" (PPI++), 0 (human-only), 1 (classic PPI) or a number. ``method``: the
     variance — "auto" (the document jackknife for ``same_documents`` with the t interval,
-    else CR1, CR0 for ``dist="normal"``), "jackknife" or "cr1".
+    else CR1, CR0 for ``dist="normal"``), "jackknife" or "cr1". A cell of ``judge`` or
+    ``human`` that is not a number is an error unless ``non_numeric="missing"`` (then the
+    item is left out, or, for a human label, counted as unlabelled; the notes count them).
     """
+    level, target_half_width = ppi_arguments(level, target_half_width)
     frame = _frame(data).reset_index(drop=True)
+    where = label_of(data)
     if frame.empty:
-        raise InputError(f"{label_of(data)}: the table has no rows")
-    items = _items(frame, judge, human, cluster)
+        raise InputError(f"{where}: the table has no rows")
+    check_ppi_memory(len(frame), where)
+    items, cells = _items(frame, judge, human, cluster, where, check_non_numeric(non_numeric))
     if systems is not None:
         pair = tuple(str(s) for s in systems)
         items, estimand = _paired(frame, items, pair), f"difference {pair[0]} − {pair[1]}"
@@ -285,9 +280,9 @@ def ppi(
     else:
         _one_system(frame)
         estimand, pair = "mean", None
-    if target_half_width is not None and not math.isfinite(target_half_width):
-        raise InputError("target_half_width must be a finite positive number")
+    items = _scored(items)
     a = ppi_analysis(items["f"].to_numpy(np.float64), items["y"].to_numpy(np.float64),
                      items["doc"].to_numpy(), lam=lam, design=design, level=level, dist=dist,
                      target_half_width=target_half_width, method=method)  # fmt: skip
-    return PPIResult(estimand, judge, human, cluster, pair, a, label_of(data), _notes(a))
+    notes = (*cell_notes(cells, judge, human), *_notes(a))
+    return PPIResult(estimand, judge, human, cluster, pair, a, where, notes, cells)

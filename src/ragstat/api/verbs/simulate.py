@@ -16,10 +16,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
+from ragstat.api.arguments import flag, level_value, whole_number, whole_numbers
 from ragstat.api.columns import STUDY_SCORE, read_schema, resolve_column, resolve_score
 from ragstat.api.data import Data, as_path, label_of
 from ragstat.engine import Executor, get_executor
 from ragstat.errors import InputError
+from ragstat.records.cells import check_non_numeric
 from ragstat.simulation.results import CoverageReport, StudiesCoverage, StudyCoverage
 
 if TYPE_CHECKING:
@@ -64,6 +66,7 @@ def simulate(
     system: str | None = ...,
     from_study: StudyFolders,
     progress: Progress | None = ...,
+    non_numeric: str = ...,
 ) -> StudiesCoverage: ...
 
 
@@ -90,6 +93,7 @@ def simulate(
     system: str | None = ...,
     from_study: None = ...,
     progress: Progress | None = ...,
+    non_numeric: str = ...,
 ) -> CoverageReport: ...
 
 
@@ -116,6 +120,7 @@ def simulate(
     system: str | None = ...,
     from_study: StudyFolders | None = ...,
     progress: Progress | None = ...,
+    non_numeric: str = ...,
 ) -> CoverageReport | StudiesCoverage: ...
 
 
@@ -141,6 +146,7 @@ def simulate(
     system: str | None = None,
     from_study: StudyFolders | None = None,
     progress: Progress | None = None,
+    non_numeric: str = "error",
 ) -> CoverageReport | StudiesCoverage:
     """Draw ``reps`` samples of each K documents from ``census`` and count how often each
     interval method covers the census value; also its width, bias and RMSE, and the method
@@ -153,37 +159,45 @@ def simulate(
     ``types`` types, then K documents in each). ``score`` defaults to the only score column
     (``hit1`` on study records). Same ``seed``, same result, whatever ``workers`` or
     ``engine`` (``local`` or ``dask``, at ``scheduler``). ``progress(done, total)`` is called
-    as blocks of samples finish.
+    as blocks of samples finish. A score cell that is not a number stops the run unless
+    ``non_numeric="missing"`` (its row is then left out, counted in the census notes).
     """
     ks = _ks(k)
     if (census is None) == (not from_study):
         raise InputError(
             "give one of census (a path, DataFrame or Table) or from_study (study folders)"
         )
-    opts: dict[str, Any] = {
-        "reps": default_reps(ks) if reps is None else reps,
-        "design": design,
-        "methods": None if methods is None else _names(methods),
-        "estimands": _names(estimands),
-        "level": level,
-        "bootstrap_reps": bootstrap_reps,
-        "seed": seed,
-        "fpc": fpc,
-        "types": types,
-        "progress": progress,
-    }
+    opts = _options(ks, reps, level, bootstrap_reps, fpc, types)
+    opts |= {"design": design, "methods": None if methods is None else _names(methods),
+             "estimands": _names(estimands), "seed": seed, "progress": progress}  # fmt: skip
+    columns: dict[str, Any] = {"score": score, "system": system,
+                               "non_numeric": check_non_numeric(non_numeric)}  # fmt: skip
     with get_executor(workers, engine, scheduler) as executor:
         if census is not None:
-            pop, used = _census(census, cluster=cluster, score=score, strata=strata, system=system)
+            pop, used = _census(census, cluster=cluster, strata=strata, **columns)
             return _simulate(pop, ks, opts, executor, used)
-        return _studies(_folders(from_study), ks, opts, executor, score=score, system=system)
+        return _studies(_folders(from_study), ks, opts, executor, **columns)
 
 
 def _ks(k: int | Sequence[int]) -> list[int]:
-    ks = [k] if isinstance(k, int) else list(k)
+    ks = whole_numbers(k, "k (documents per sample)", low=2)
     if not ks:
         raise InputError("k is empty: give at least one number of documents per sample")
     return ks
+
+
+def _options(
+    ks: list[int], reps: Any, level: Any, bootstrap_reps: Any, fpc: Any, types: Any
+) -> dict[str, Any]:
+    """The plain arguments in their types (a Python caller's ``level="x"`` is an
+    InputError here, not a TypeError inside the simulation)."""
+    return {
+        "reps": default_reps(ks) if reps is None else whole_number(reps, "reps"),
+        "level": level_value(level),
+        "bootstrap_reps": whole_number(bootstrap_reps, "bootstrap_reps"),
+        "fpc": flag(fpc, "fpc"),
+        "types": None if types is None else whole_number(types, "types"),
+    }
 
 
 def _names(value: str | Sequence[str]) -> list[str]:
@@ -207,11 +221,22 @@ def _simulate(
     # looked up at call time, so that a test may wrap the simulator
     from ragstat.simulation import simulate_coverage
 
-    return replace(simulate_coverage(pop, ks, executor=executor, **opts), score=score)
+    report = replace(simulate_coverage(pop, ks, executor=executor, **opts), score=score)
+    if pop.non_numeric:
+        note = (f"{score}: {pop.non_numeric} not a number, 0 missing: the rows whose score is "
+                "not a number were left out of the census (non_numeric = missing)")  # fmt: skip
+        report = replace(report, notes=(*report.notes, note))
+    return report
 
 
 def _census(
-    census: Data, *, cluster: str, score: str | None, strata: str | None, system: str | None
+    census: Data,
+    *,
+    cluster: str,
+    score: str | None,
+    strata: str | None,
+    system: str | None,
+    non_numeric: str,
 ) -> tuple[Census, str | None]:
     """The census in ``census`` and the score column it was built from (None for a
     per-document ``n, s`` table)."""
@@ -227,7 +252,8 @@ def _census(
         used = resolve_score(schema, score, where)
         column = resolve_column(names, cluster, "--cluster", where)
         stratum = None if strata is None else resolve_column(names, strata, "--strata", where)
-        pop = load_census(path, cluster=column, score=used, stratum=stratum, system=system)
+        pop = load_census(path, cluster=column, score=used, stratum=stratum, system=system,
+                          non_numeric=non_numeric)  # fmt: skip
         return pop, used
 
 
@@ -239,6 +265,7 @@ def _studies(
     *,
     score: str | None,
     system: str | None,
+    non_numeric: str,
 ) -> StudiesCoverage:
     """One simulation per study folder, on its retriever's per-document hits."""
     from ragstat.outfolder import check_complete
@@ -248,7 +275,7 @@ def _studies(
     for folder in folders:
         check_complete(folder)
         used = _study_score(folder, score)
-        pop, info = study_census(folder, score=used, system=system)
+        pop, info = study_census(folder, score=used, system=system, non_numeric=non_numeric)
         expected = {str(x): x * float(pop.n.mean()) for x in ks}
         report = _simulate(pop, ks, opts, executor, used)
         out.append(StudyCoverage(**info, expected_chunks_per_sample=expected, report=report))
