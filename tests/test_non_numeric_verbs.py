@@ -200,6 +200,25 @@ def test_simulate_census_cells_that_are_not_numbers(capsys, hits_csv):
     assert any(f"hit1: {BAD} not a number, 0 missing" in n for n in result["notes"])
 
 
+def test_simulate_per_document_census_cells_are_one_line_errors(capsys, tmp_path):
+    """Was an internal error (ValueError: could not convert string to float: 'ERROR')."""
+    path = tmp_path / "census_docs.csv"
+    path.write_text("doc_id,n,s\nd1,3,1\nd2,2,ERROR\nd3,4,2\nd4,3,3\nd5,2,0\nd6,5,true\n"
+                    "d7,2,1\n", encoding="utf-8")  # fmt: skip
+    base = ["simulate", path, "--k", "3", "--reps", "10", "--bootstrap-reps", "19",
+            "--methods", "cr1"]  # fmt: skip
+    rc, _, err = cli(capsys, *base)
+    assert rc == 2 and "2 of 7 cells of score column 's' are not numbers" in err
+    assert "row 2: 'ERROR', row 6: 'true'" in err
+    rc, out, _ = cli(capsys, *base, "--non-numeric", "missing", "--json")
+    result = json.loads(out)
+    assert rc == 0 and result["census"]["K"] == 5 and result["census"]["N"] == 14
+    assert any("per-document totals: 2 not a number" in n for n in result["notes"])
+    path.write_text("doc_id,n,s\nd1,3,1\nd2,,1\nd3,4,2\n", encoding="utf-8")
+    rc, _, err = cli(capsys, *base, "--non-numeric", "missing")
+    assert rc == 2 and "column 'n' of the per-document table is missing in 1 row(s)" in err
+
+
 def test_simulate_from_a_study_folder_passes_the_choice_through(tmp_path):
     folder = tmp_path / "study"
     folder.mkdir()

@@ -89,13 +89,35 @@ def load_census(
     error unless ``non_numeric="missing"`` (its row left out, counted in ``non_numeric``)."""
     cols = table_columns(path)
     if {"n", "s"} <= set(cols) and score not in cols:
-        return _from_doc_table(path, cluster, stratum)
+        return _from_doc_table(path, cluster, stratum, non_numeric)
     stats = aggregate_file(path, cluster=cluster, score=score, stratum=stratum, system=system,
                            non_numeric=non_numeric)  # fmt: skip
     return Census.from_docstats(stats)
 
 
-def _from_doc_table(path, cluster: str, stratum: str | None) -> Census:
+def _totals(frame, path, non_numeric: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The per-document columns n, s (and q, w when present) as numbers, one rule for their
+    cells (:mod:`ragstat.records.cells`): a cell that is not a number stops with one line
+    unless ``non_numeric="missing"``, and then its document's row is left out (the mask of
+    those rows is returned); a missing cell is an error either way (a document without its
+    totals)."""
+    from ragstat.records.cells import numeric_cells, parse_cells
+
+    out, bad = {}, np.zeros(len(frame), bool)
+    for name in [c for c in ("n", "s", "q", "w") if c in frame.columns]:
+        values, cells = numeric_cells(frame[name], name, str(path), non_numeric)
+        if cells.missing:
+            raise InputError(
+                f"{path}: column {name!r} of the per-document table is missing in "
+                f"{cells.missing} row(s): every document needs its totals"
+            )
+        if cells.non_numeric:
+            bad |= parse_cells(frame[name])[1]
+        out[name] = values
+    return {k: v[~bad] for k, v in out.items()}, bad
+
+
+def _from_doc_table(path, cluster: str, stratum: str | None, non_numeric: str) -> Census:
     import pandas as pd
 
     from ragstat.records import duck
@@ -110,10 +132,12 @@ def _from_doc_table(path, cluster: str, stratum: str | None) -> Census:
         raise InputError(f"{path}: per-document table needs {cluster!r}, n and s columns")
     if stratum is not None and stratum not in frame.columns:
         raise InputError(f"{path}: no stratum column {stratum!r}; columns: {list(frame.columns)}")
-    n, s = frame["n"].to_numpy(float), frame["s"].to_numpy(float)
-    q = frame["q"].to_numpy(float) if "q" in frame.columns else None
-    if q is None and "w" in frame.columns:  # w = Σ (y − r_d)², so Σ y² = w + s²/n
-        q = frame["w"].to_numpy(float) + s**2 / n
+    t, left_out = _totals(frame, path, non_numeric)
+    frame = frame[~left_out]
+    n, s = t["n"], t["s"]
+    q = t.get("q")
+    if q is None and "w" in t:  # w = Σ (y − r_d)², so Σ y² = w + s²/n
+        q = t["w"] + s**2 / n
     binary = q is None and bool(np.all(s == np.round(s)) and np.all((s >= 0) & (s <= n)))
     if q is None and not binary:
         raise InputError(f"{path}: non-binary scores need a q (Σy²) or w column per document")
@@ -122,8 +146,9 @@ def _from_doc_table(path, cluster: str, stratum: str | None) -> Census:
         n=n,
         s=s,
         q=s if q is None else q,
-        w=frame["w"].to_numpy(float) if "w" in frame.columns else None,
+        w=t.get("w"),
         binary=binary,
         stratum=None if stratum is None else pd.Series(frame[stratum]).astype(str).to_numpy(),
+        non_numeric=int(left_out.sum()),
     )
     return Census.from_docstats(stats)

@@ -223,8 +223,10 @@ def _simulate(
 
     report = replace(simulate_coverage(pop, ks, executor=executor, **opts), score=score)
     if pop.non_numeric:
-        note = (f"{score}: {pop.non_numeric} not a number, 0 missing: the rows whose score is "
-                "not a number were left out of the census (non_numeric = missing)")  # fmt: skip
+        what = "score" if score else "n, s, q or w"
+        note = (f"{score or 'per-document totals'}: {pop.non_numeric} not a number, 0 missing: "
+                f"the rows whose {what} is not a number were left out of the census "
+                "(non_numeric = missing)")  # fmt: skip
         report = replace(report, notes=(*report.notes, note))
     return report
 
@@ -248,7 +250,9 @@ def _census(
         names = [n for n, _ in schema]
         if {"n", "s"} <= set(names) and (score is None or score not in names):
             # per-document totals: load_census reads them when the score is not a column
-            return load_census(path, cluster=cluster, score=score or "", stratum=strata), None
+            pop = load_census(path, cluster=cluster, score=score or "", stratum=strata,
+                              non_numeric=non_numeric)  # fmt: skip
+            return pop, None
         used = resolve_score(schema, score, where)
         column = resolve_column(names, cluster, "--cluster", where)
         stratum = None if strata is None else resolve_column(names, strata, "--strata", where)
