@@ -266,3 +266,27 @@ def test_a_fifo_as_a_gate_input_or_a_table_is_refused_not_read(capsys, tmp_path)
     assert rc == 2 and "is a FIFO (named pipe), not a regular file" in err
     with pytest.raises(InputError, match="FIFO"):
         ragstat.interval(fifo)
+
+
+# -- the issue's table through coverage, plan and simulate (issue 28 follow-up) --------------
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ["coverage", "{csv}", "--dims", "doc_id", "--score", "hit1", "--json"],
+        ["plan", "--pilot", "{csv}", "--score", "hit1", "--half-width", "0.1", "--json"],
+        ["simulate", "{csv}", "--score", "hit1", "--k", "5", "--reps", "20",
+         "--bootstrap-reps", "19", "--methods", "cr1", "--json"],
+    ],
+    ids=["coverage", "plan", "simulate"],
+)  # fmt: skip
+def test_error_table_stops_the_planning_verbs_then_runs_when_told(capsys, error_csv, verb):
+    args = [str(error_csv) if a == "{csv}" else a for a in verb]
+    rc, out, err = cli(capsys, *args)
+    assert rc == 2 and out == "" and f"{BAD} of 300 cells of score column 'hit1'" in err
+    rc, out, _ = cli(capsys, *args, "--non-numeric", "missing")
+    assert rc == 0
+    result = json.loads(out)
+    said = json.dumps(result, ensure_ascii=False)
+    assert f"{BAD} not a number" in said or f"{BAD} row(s) whose score is not a number" in said
