@@ -168,6 +168,8 @@ def test_coverage_pilot_score_that_is_not_a_number(capsys, hits_csv):
     assert result["counts"]["score_cells"] == {"missing": 0, "non_numeric": BAD}
     assert any(f"hit1: {BAD} not a number, 0 missing" in n for n in result["notes"])
     rc, out, _ = cli(capsys, *base, "--non-numeric", "missing")
+    assert rc == 0 and f"note: hit1: {BAD} not a number, 0 missing" in out  # the terminal too
+    rc, out, _ = cli(capsys, *base, "--non-numeric", "missing")
     assert rc == 0 and f"{BAD} not a number, 0 missing" in out
 
 

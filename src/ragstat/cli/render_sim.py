@@ -63,6 +63,8 @@ def print_coverage(out: dict, console: Console | None = None) -> None:
     console = console or default_console()
     if "studies" not in out:
         _table(out, console)
+        for note in out.get("notes") or ():
+            console.print(f"note: {markup(str(note))}", emoji=False)
         return
     for study in out["studies"]:
         console.print(
