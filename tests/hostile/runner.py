@@ -286,6 +286,8 @@ def classify(
     outcome.problems, outcome.notes = problems_of(
         case, folder, code, sig, out, err, peak, killed, cpu
     )
+    if outcome.problems:
+        outcome.stderr = err[:1500].decode("utf-8", "replace")
     for p in (folder.parent / f"{folder.name}.stdout", folder.parent / f"{folder.name}.stderr"):
         p.unlink(missing_ok=True)
     shutil.rmtree(folder, ignore_errors=True)
