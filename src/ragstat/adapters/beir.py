@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import math
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,20 @@ def _grade(text: str, where: str) -> int:
     return int(value)
 
 
+def _tsv_rows(path: Path, what: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each line of a TSV, one line at a time: a NUL byte or a
+    field the csv module refuses (longer than its field limit, a stray quote) is one
+    `InputError` naming the file and line, never the csv module's own error."""
+    for line, text in iter_lines(path, what):
+        if "\x00" in text:
+            raise InputError(f"{path}:{line}: the {what} holds a NUL byte (not a text file?)")
+        try:
+            row = next(csv.reader([text], delimiter="\t", quoting=csv.QUOTE_MINIMAL), [])
+        except csv.Error as exc:
+            raise InputError(f"{path}:{line}: not a TSV line the {what} can hold: {exc}") from None
+        yield line, row
+
+
 def read_qrels_tsv(path: Path) -> dict[str, dict[str, int]]:
     """BEIR's qrels TSV (header ``query-id corpus-id score``) as ``{qid: {doc: grade}}``."""
     if not is_qrels_tsv(path):
@@ -108,11 +123,8 @@ def read_qrels_tsv(path: Path) -> dict[str, dict[str, int]]:
             f"{path}: not a BEIR qrels file (a .tsv whose header is query-id, corpus-id, score)"
         )
     qrels: dict[str, dict[str, int]] = {}
-    lines = (text for _, text in iter_lines(path, "BEIR qrels file"))
-    rows = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
-    next(rows)
-    for line, row in enumerate(rows, 2):
-        if not row:
+    for line, row in _tsv_rows(path, "BEIR qrels file"):
+        if line == 1 or not row:
             continue
         if len(row) != 3 or not row[0] or not row[1]:
             raise InputError(f"{path}:{line}: expected query-id, corpus-id, score")

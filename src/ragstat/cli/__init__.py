@@ -161,7 +161,25 @@ def _wide_help_when_piped() -> None:
         }
 
 
+def _not_utf8(argv: list[str] | None) -> str | None:
+    """The error for the first argument that is not Unicode text, else None: Python decodes
+    non-UTF-8 argv bytes to lone surrogates (surrogateescape), which DuckDB, JSON and every
+    UTF-8 writer refuse far from the command line."""
+    args = sys.argv[1:] if argv is None else argv
+    for number, arg in enumerate(args, start=1):
+        if isinstance(arg, str) and any("\ud800" <= c <= "\udfff" for c in arg):
+            try:
+                shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            except UnicodeEncodeError:  # a surrogate that was not an undecodable byte
+                shown = arg.encode("utf-8", "backslashreplace").decode("utf-8")
+            return f"argument {number} is not valid UTF-8: {safe(shown)}"
+    return None
+
+
 def _run(argv: list[str] | None) -> int:
+    bad = _not_utf8(argv)
+    if bad is not None:
+        return _error(bad)
     set_argv(argv)
     try:
         code = app(args=argv, standalone_mode=False)

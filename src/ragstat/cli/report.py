@@ -9,6 +9,21 @@ import typer
 
 from ragstat.cli.terminal import safe
 
+#: The files of a run folder that `report` opens (a FIFO among them would block the read).
+_READ = ("manifest.json", "report.json", "summary.json")
+
+
+def _regular_files_only(run_dir: Path) -> None:
+    """Refuse, in one line and without opening it, a FIFO, socket or device (or a symlink
+    to one) standing where the run folder's manifest or report belongs."""
+    import os
+
+    from ragstat.resources.inputs import regular_file
+
+    for name in _READ:
+        if os.path.lexists(run_dir / name):
+            regular_file(run_dir / name, f"the run folder's {name}")
+
 
 def report(
     run_dir: Annotated[
@@ -21,6 +36,7 @@ def report(
     from ragstat.outfolder import rewritten
     from ragstat.report import render_folder
 
+    _regular_files_only(run_dir)
     with rewritten(run_dir) as staging:  # an interrupted re-render leaves the folder as it was
         names = [p.name for p in render_folder(staging, title=title).values()]
     if not quiet:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import builtins
 import math
+import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
@@ -214,6 +216,10 @@ class Registry:
                 f"{self.path / 'registry.sqlite'}"
             )
         try:
+            if not stat.S_ISREG(os.stat(self.path).st_mode):  # never open a FIFO: it blocks
+                raise RegistryError(
+                    f"registry {self.path} is not a regular file (a FIFO, socket or device); {_FIX}"
+                )
             with self.path.open("rb") as fh:
                 head = fh.read(len(HEADER))
         except FileNotFoundError:

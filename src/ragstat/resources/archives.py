@@ -28,8 +28,10 @@ class _Archive(zipfile.ZipFile):
     """A zip archive that closes the file it was given when it closes."""
 
     def __init__(self, fh: IO[bytes]) -> None:
-        super().__init__(fh)
+        # Set first: a damaged archive fails inside ZipFile.__init__, and its __del__ then
+        # calls close() (which, without the handle, printed a traceback to stderr).
         self.handle = fh
+        super().__init__(fh)
 
     def close(self) -> None:
         try:
