@@ -36,6 +36,7 @@ __all__ = [
     "ItemScores",
     "Records",
     "Scores",
+    "check_reps",
     "clusters_for",
     "read_records",
     "require_ids",
@@ -168,6 +169,23 @@ class ItemScores(Tidy):
         return f"{self.heading}: {self.source}, {self.level:.0%} intervals ({self.clustering})"
 
 
+def check_reps(reps: object) -> int:
+    """``reps`` when a whole number in [1, MAX_REPS] (10⁶): the cap on bootstrap replicates
+    of every item verb, checked before any work; else a one-line `InputError` naming it."""
+    from ragstat.inference.analyze import MAX_REPS
+
+    if (
+        isinstance(reps, bool)
+        or not isinstance(reps, (int, np.integer))
+        or not 1 <= reps <= MAX_REPS
+    ):
+        raise InputError(
+            f"--bootstrap-reps (bootstrap_reps) must be a whole number from 1 to {MAX_REPS:,} "
+            f"(the cap on bootstrap replicates), got {reps!r}"
+        )
+    return int(reps)
+
+
 def _plain_record(row: Mapping[str, Any]) -> dict[str, Any]:
     """A frame row as a record: missing cells (None, NaN) left out."""
     return {
@@ -263,6 +281,7 @@ def score_intervals(
 ) -> tuple[dict[str, ItemScore], str]:
     """Each score's mean and clustered intervals, and the clustering note; ``questions``:
     score → what its mean answers (default "a random item")."""
+    check_reps(reps)
     out, note = {}, ""
     for name, (ids, values) in scores.items():
         clusters, note = clusters_for(rows, ids, cluster_by)

@@ -35,6 +35,7 @@ class RewritingOptions(o.OutputOptions):
     level: o.Level = 0.95
     bootstrap_reps: o.Reps = 1999
     seed: o.Seed = None
+    non_numeric: o.NonNumeric = "error"
 
     def method_names(self) -> list[str] | None:
         if self.methods is None:
@@ -103,6 +104,7 @@ def rewriting(a: RewritingOptions) -> None:
         lambda: decide_rewriting(
             a.file, score=a.score, baseline=a.baseline, methods=a.method_names(),
             min_gain=a.min_gain, level=a.level, bootstrap_reps=a.bootstrap_reps, seed=a.seed,
+            non_numeric=a.non_numeric,
         ),
         _describe,
     )  # fmt: skip

@@ -28,7 +28,14 @@ from typing import Any
 import numpy as np
 
 from ragstat.api.evaluation import draw_seed, json_ready
-from ragstat.api.items import ItemScores, Records, Scores, read_records, score_intervals
+from ragstat.api.items import (
+    ItemScores,
+    Records,
+    Scores,
+    check_reps,
+    read_records,
+    score_intervals,
+)
 from ragstat.api.verbs.compare import parse_systems
 from ragstat.errors import InputError
 from ragstat.inference.paired import ComparisonReport
@@ -276,6 +283,7 @@ def chunking(
 ) -> ChunkingReport:
     """Chunk checks per chunker, clustered by document, and the paired comparison of two
     chunkers (see the module docstring). ``seed=None`` draws a seed (``result.seed``)."""
+    check_reps(bootstrap_reps)
     if not 0 <= min_words <= max_words:
         raise InputError(f"need 0 ≤ min_words ≤ max_words, got {min_words} and {max_words}")
     rows, label = read_records(data, "chunk records")

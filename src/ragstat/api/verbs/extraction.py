@@ -36,6 +36,7 @@ from ragstat.api.items import (
     ItemScores,
     Records,
     Scores,
+    check_reps,
     clusters_for,
     read_records,
     require_ids,
@@ -222,6 +223,7 @@ def extraction(
     ``cluster_by``, and F1 with a document-bootstrap interval (see the module docstring).
     ``data``: a JSONL path, a list of mappings, a DataFrame or a pyarrow Table;
     ``seed=None`` draws a seed, kept in ``result.seed``."""
+    check_reps(bootstrap_reps)
     rows, label = read_records(data)
     ids = require_ids(rows, label)
     inputs = _inputs(rows, label)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ragstat.api.evaluation import draw_seed
-from ragstat.api.items import ItemScores, Records, Scores, read_records, require_ids
+from ragstat.api.items import ItemScores, Records, Scores, check_reps, read_records, require_ids
 from ragstat.api.items import score_intervals as intervals
 from ragstat.api.verbs.ingestion_spans import IngestionScores, cleaning_inputs, cleaning_scores
 from ragstat.errors import InputError
@@ -75,6 +75,7 @@ def ingestion(
     PII removal, boilerplate removal and language identification, each with intervals
     clustered by ``cluster_by`` (see the module docstring). ``seed=None`` draws a seed,
     kept in ``result.seed``."""
+    check_reps(bootstrap_reps)
     rows, label = read_records(data)
     require_ids(rows, label)
     pairs = [r for r in rows if "reference" in r and "extracted" in r]
@@ -136,6 +137,7 @@ def latency(
     """p50/p95/p99 per pipeline stage (``result.percentiles``), and the time per trace and
     stage with intervals clustered by the span field ``cluster_by`` (see the module
     docstring). ``seed=None`` draws a seed, kept in ``result.seed``."""
+    check_reps(bootstrap_reps)
     from ragstat.metrics.system import latency_percentiles
 
     spans, label = _spans(data)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragstat.api.evaluation import draw_seed
-from ragstat.api.items import ItemScores, Records, Scores, read_records, require_ids
+from ragstat.api.items import ItemScores, Records, Scores, check_reps, read_records, require_ids
 from ragstat.api.items import score_intervals as intervals
 from ragstat.errors import InputError
 
@@ -55,6 +55,7 @@ def nuggets(
     its mean and intervals clustered by ``cluster_by`` (see the module docstring). ``data``: a
     JSONL path, a list of mappings, a DataFrame or a pyarrow Table; ``seed=None`` draws a
     seed, kept in ``result.seed``."""
+    check_reps(bootstrap_reps)
     rows, label = read_records(data)
     require_ids(rows, label)
     seed = draw_seed(seed)

@@ -38,10 +38,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ragstat.api.data import Data, as_frame, label_of
 from ragstat.api.evaluation import draw_seed, json_ready
+from ragstat.api.items import check_reps
 from ragstat.errors import InputError
 from ragstat.inference.paired import ComparisonReport
+from ragstat.records.cells import CellCounts
 from ragstat.tidy import Tidy
 
 __all__ = ["DECISIONS", "RewriteDecision", "RewritingReport", "decide", "rewriting"]
@@ -161,18 +165,48 @@ class RewritingReport(Tidy):
 
 
 def _numeric(frame: Any, skip: Sequence[str]) -> list[str]:
+    """Score columns: numeric, or text columns whose cells are mostly numbers (a column with
+    some ``"ERROR"`` cells is still a score column; its cells are checked by the one rule)."""
     import pandas as pd
 
-    return [
-        str(c)
-        for c in frame.columns
-        if c not in skip and pd.api.types.is_numeric_dtype(frame[c])
-        and not pd.api.types.is_bool_dtype(frame[c])
-    ]  # fmt: skip
+    from ragstat.records.cells import parse_cells
+
+    out = []
+    for c in frame.columns:
+        if c in skip or pd.api.types.is_bool_dtype(frame[c]):
+            continue
+        if pd.api.types.is_numeric_dtype(frame[c]):
+            out.append(str(c))
+            continue
+        numbers, bad = parse_cells(frame[c])
+        found = int((~np.isnan(numbers)).sum())
+        if found and found >= int(bad.sum()):  # mostly numbers: a score column
+            out.append(str(c))
+    return out
 
 
-def _long(frame: Any, label: str, score: str | None, baseline: str, methods: Sequence[str] | None):
-    """The table as long rows (query_id, doc_id, slice, method, value) and the score name."""
+def _cells(frame: Any, columns: Sequence[str], label: str, non_numeric: str) -> CellCounts:
+    """Each score column as float64 by :func:`ragstat.records.cells.numeric_cells` (not a
+    number: one-line InputError unless ``non_numeric="missing"``), in place; the counts."""
+    from ragstat.records.cells import numeric_cells
+
+    counts = CellCounts()
+    for c in dict.fromkeys(columns):
+        frame[c], found = numeric_cells(frame[c].to_numpy(dtype=object), c, label, non_numeric)
+        counts = counts + found
+    return counts
+
+
+def _long(
+    frame: Any,
+    label: str,
+    score: str | None,
+    baseline: str,
+    methods: Sequence[str] | None,
+    non_numeric: str = "error",
+) -> tuple[Any, str, CellCounts]:
+    """The table as long rows (query_id, doc_id, slice, method, value), the score name and
+    the score cells without a number."""
     for key in ("query_id", "doc_id"):
         if key not in frame.columns:
             raise InputError(f"{label}: no {key!r} column")
@@ -184,6 +218,7 @@ def _long(frame: Any, label: str, score: str | None, baseline: str, methods: Seq
         name = score or (found[0] if len(found) == 1 else None)
         if name is None or name not in frame.columns:
             raise InputError(f"{label}: name the score column with --score (found {found})")
+        counts = _cells(frame, [name], label, non_numeric)
         long = frame[["query_id", "doc_id", "slice", "method", name]].rename(
             columns={name: "value"}
         )
@@ -194,6 +229,7 @@ def _long(frame: Any, label: str, score: str | None, baseline: str, methods: Seq
         missing = [c for c in cols if c not in frame.columns]
         if missing or not cols:
             raise InputError(f"{label}: no method column{'s' if missing else ''} {missing or ''}")
+        counts = _cells(frame, [baseline, *cols], label, non_numeric)
         long = frame.melt(
             id_vars=["query_id", "doc_id", "slice"], value_vars=[baseline, *cols],
             var_name="method", value_name="value",
@@ -202,7 +238,7 @@ def _long(frame: Any, label: str, score: str | None, baseline: str, methods: Seq
     long = long.dropna(subset=["value"])
     for key in ("query_id", "doc_id", "slice", "method"):
         long[key] = long[key].astype(str)
-    return long, name
+    return long, name, counts
 
 
 def _check(long: Any, label: str, baseline: str) -> None:
@@ -279,13 +315,17 @@ def rewriting(
     level: float = 0.95,
     bootstrap_reps: int = 1999,
     seed: int | None = None,
+    non_numeric: str = "error",
 ) -> RewritingReport:
     """Per method × slice: method − baseline with intervals clustered by ``doc_id``, and the
-    decision of the module docstring. ``seed=None`` draws a seed (``result.seed``)."""
+    decision of the module docstring. ``seed=None`` draws a seed (``result.seed``). A score
+    cell that is not a number stops with one line unless ``non_numeric="missing"``
+    (:mod:`ragstat.records.cells`)."""
     if not min_gain >= 0:
         raise InputError(f"min_gain must be ≥ 0, got {min_gain!r}")
+    check_reps(bootstrap_reps)
     label = label_of(data)
-    long, name = _long(as_frame(data), label, score, baseline, methods)
+    long, name, counts = _long(as_frame(data), label, score, baseline, methods, non_numeric)
     _check(long, label, baseline)
     values = long["value"].astype(float)
     unit = 100.0 if values.between(0, 1).all() else 1.0  # units from values, not the name
@@ -298,6 +338,8 @@ def rewriting(
         decisions += found
         sentences.append(sentence(method, found, unit, level))
     notes = [f"{len(set(long['query_id']))} queries, {long['doc_id'].nunique()} documents"]
+    if counts.non_numeric:
+        notes.append(f"score cells without a number left out: {counts.text()}")
     return RewritingReport(
         label, name, baseline, float(min_gain), tuple(decisions), tuple(sentences), unit,
         tuple(notes), level, seed,

@@ -32,6 +32,7 @@ from ragstat.api.items import (
     ItemScores,
     Records,
     Scores,
+    check_reps,
     clusters_for,
     read_records,
     require_ids,
@@ -78,6 +79,17 @@ class RoutingResult(ItemScores):
         return json_ready(out)
 
 
+def _labels_file(path: str | Path) -> tuple[str, ...]:
+    """One label per line of a regular file (a FIFO or device such as /dev/zero is refused,
+    lines and size within the reader caps), blank lines skipped."""
+    from ragstat.records.textio import iter_lines
+    from ragstat.resources.caps import check_list
+
+    found = tuple(x.strip() for _, x in iter_lines(path, "labels file") if x.strip())
+    check_list(found, "labels file")
+    return found
+
+
 def _declared(
     rows: Rows, labels: Sequence[str] | None, labels_file: str | Path | None, label: str
 ) -> tuple[Rows, tuple[str, ...] | None, str]:
@@ -92,8 +104,7 @@ def _declared(
     if labels is not None:
         found.append(("argument", tuple(str(c) for c in labels)))
     if labels_file is not None:
-        text = Path(labels_file).read_text(encoding="utf-8")
-        found.append(("labels file", tuple(x.strip() for x in text.splitlines() if x.strip())))
+        found.append(("labels file", _labels_file(labels_file)))
     if head is not None:
         if not isinstance(head["labels"], list):
             raise InputError(f"{label}: 'labels' in the first record must be a list")
@@ -302,6 +313,7 @@ def routing(
     with intervals clustered by ``cluster_by`` (see the module docstring). ``data``: a JSONL
     path, a list of mappings, a DataFrame or a pyarrow Table; ``seed=None`` draws a seed,
     kept in ``result.seed``."""
+    check_reps(bootstrap_reps)
     rows, label = read_records(data)
     rows, declared, source = _declared(rows, labels, labels_file, label)
     ids = require_ids(rows, label)

@@ -51,22 +51,50 @@ def _parse_lines(lines: Iterable[str]) -> list[dict]:
     return out
 
 
-def _duration(span: Mapping, i: int) -> float:
-    """``duration_ms``, else ``end_ms − start_ms``; finite and ≥ 0."""
-    if span.get("duration_ms") is not None:
-        d = span["duration_ms"]
-    elif span.get("start_ms") is not None and span.get("end_ms") is not None:
-        d = span["end_ms"] - span["start_ms"]
-    else:
-        raise InputError(f"span #{i}: needs duration_ms or start_ms and end_ms")
-    if isinstance(d, bool):
-        raise InputError(f"span #{i}: duration is a boolean ({d!r}), not a number of ms")
+_NAN_TEXT = ("nan", "+nan", "-nan")
+
+
+def _ms(span: Mapping, field: str, where: str) -> float | None:
+    """``span[field]`` in ms by the score-cell rule (:mod:`ragstat.records.cells`): a number
+    or numeric text; None when missing (absent, null, blank, NaN); else one-line InputError."""
+    value = span.get(field)
+    if isinstance(value, bool):
+        raise InputError(f"{where}: {field} is a boolean ({value!r}), not a number of ms")
+    if isinstance(value, str):
+        text = value.strip()
+        if not text or text.lower() in _NAN_TEXT:
+            return None
+    elif value is not None and not isinstance(value, (int, float)):
+        raise InputError(f"{where}: {field} is not a number: {_shown(value)}")
+    if value is None:
+        return None
     try:
-        d = float(d)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise InputError(f"span #{i}: duration is not a number: {d!r}") from exc
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{where}: {field} is not a number: {_shown(value)}") from None
+    return None if math.isnan(number) else number
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:38] + "…"
+
+
+def _duration(span: Mapping, i: int) -> float:
+    """``duration_ms``, else ``end_ms − start_ms``; finite and ≥ 0. ``i``: 0-based span."""
+    where = f"span {i + 1}"
+    d = _ms(span, "duration_ms", where)
+    field = "duration_ms"
+    if d is None:
+        start, end = _ms(span, "start_ms", where), _ms(span, "end_ms", where)
+        if start is None or end is None:
+            raise InputError(
+                f"{where}: needs a number in duration_ms, or in both start_ms and end_ms "
+                "(missing, empty or NaN here)"
+            )
+        d, field = end - start, "end_ms − start_ms"
     if not math.isfinite(d) or d < 0:
-        raise InputError(f"span #{i}: duration must be finite and >= 0, got {d}")
+        raise InputError(f"{where}: {field} must be finite and >= 0, got {d:g}")
     return d
 
 
@@ -115,7 +143,7 @@ def latency_percentiles(
     by_stage: dict[str, dict[str, float]] = {}
     for i, sp in enumerate(spans):
         if not isinstance(sp, Mapping) or "stage" not in sp or "trace_id" not in sp:
-            raise InputError(f"span #{i}: needs 'trace_id' and 'stage'")
+            raise InputError(f"span {i + 1}: needs 'trace_id' and 'stage'")
         key = str(sp["trace_id"]) if per == "trace" else str(i)
         slot = by_stage.setdefault(str(sp["stage"]), {})
         slot[key] = slot.get(key, 0.0) + _duration(sp, i)
