@@ -5,18 +5,11 @@ the study's summary.json and report, a release gate on the same score, and the r
 
 from __future__ import annotations
 
-import contextlib
 import html
 import json
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -24,14 +17,9 @@ import ragstat
 from ragstat.cli import main
 from ragstat.inference.headline import describe, headline
 from ragstat.registry import Registry
+from ui_server import serve
 
 ESTIMANDS = ("micro", "macro")
-SERVE = (
-    "import sys, uvicorn\n"
-    "from ragstat.ui import create_app\n"
-    "uvicorn.run(create_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]),"
-    " log_level='warning')\n"
-)
 
 
 @pytest.fixture(scope="module")
@@ -47,39 +35,6 @@ def _same(a, b) -> None:
     assert a.method == b.method
     assert a.lower == pytest.approx(b.lower, rel=0, abs=1e-12)
     assert a.upper == pytest.approx(b.upper, rel=0, abs=1e-12)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def _ui(registry: Path):
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(registry), str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(400):
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(base + "/", timeout=2).close()
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"ui exited: {proc.stdout.read() if proc.stdout else ''}")
-            time.sleep(0.05)
-        yield base
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def _page_rows(html: str) -> dict[str, dict[str, str]]:
@@ -136,7 +91,10 @@ def test_one_headline_everywhere_on_the_demo(demo, capsys, tmp_path):
         assert sentence in report_html
     # the web view's run page shows the interval run's recorded headline
     run = next(r for r in Registry(registry).list() if r.command == "interval")
-    with _ui(registry) as base, urllib.request.urlopen(f"{base}/run/{run.run_id}") as r:
+    with (
+        serve(registry) as port,
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/run/{run.run_id}") as r,
+    ):
         rows = _page_rows(r.read().decode("utf-8"))
     for e in ESTIMANDS:
         h = headline(printed, e)

@@ -8,10 +8,8 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -24,15 +22,10 @@ pytest.importorskip("uvicorn")
 from ragstat.cli import main
 from ragstat.errors import BackendUnavailable, InputError
 from ragstat.registry import Manifest, Registry
+from ui_server import serve
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
 EVIL = "<script>alert('pwned')</script>"
-SERVE = (
-    "import sys, uvicorn\n"
-    "from ragstat.ui import create_app\n"
-    "uvicorn.run(create_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]),"
-    " log_level='warning')\n"
-)
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 FLAGS = (
     "--headless",
@@ -134,37 +127,10 @@ def _pair_runs(root: Path, reg: Path) -> dict[str, str]:
     return roles
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(runs):
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(runs["registry"]), str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(base + "/", timeout=2).close()
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"server exited: {proc.stdout.read() if proc.stdout else ''}")
-            time.sleep(0.05)
-        yield base
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)  # stopped by its PID
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
+    with serve(runs["registry"]) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def _get(url: str) -> tuple[int, str, dict[str, str]]:

@@ -11,17 +11,11 @@ huge and malformed page numbers; the registry gets rows that do not parse.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import http.client
 import os
 import shutil
-import signal
-import socket
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -33,15 +27,10 @@ from ragstat.cli import main
 from ragstat.registry import Manifest, Registry, read_manifest
 from ragstat.registry.outputs import UnsafeFile, read_regular
 from ragstat.ui.hosts import HostPolicy, split_host
+from ui_server import serve
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
 SECRET = "environ-secret-4711"
-SERVE = (
-    "import sys, uvicorn\n"
-    "from ragstat.ui import create_app\n"
-    "uvicorn.run(create_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]),"
-    " log_level='warning')\n"
-)
 PASSWD = Path("/etc/passwd")
 
 
@@ -152,38 +141,10 @@ def site(tmp_path_factory) -> dict[str, object]:
     return {"root": root, "registry": reg, "ids": ids}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(site):
-    port = _free_port()
-    env = {**os.environ, "RAGSTAT_UI_TEST_SECRET": SECRET}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(site["registry"]), str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    try:
-        for _ in range(300):
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"server exited: {proc.stdout.read() if proc.stdout else ''}")
-            time.sleep(0.05)
+    with serve(site["registry"], {"RAGSTAT_UI_TEST_SECRET": SECRET}) as port:
         yield port
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)  # stopped by its PID
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def _get(port: int, path: str, host: str | None = "") -> tuple[int, str]:

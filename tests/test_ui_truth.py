@@ -11,10 +11,7 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -28,14 +25,9 @@ from ragstat.cli import main
 from ragstat.cli.runlog import recorded
 from ragstat.inference.headline import headline
 from ragstat.registry import Registry
+from ui_server import serve
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
-SERVE = (
-    "import sys, uvicorn\n"
-    "from ragstat.ui import create_app\n"
-    "uvicorn.run(create_app(sys.argv[1]), host='127.0.0.1', port=int(sys.argv[2]),"
-    " log_level='warning')\n"
-)
 RED = "#b3261e"
 
 
@@ -118,37 +110,10 @@ def runs(tmp_path_factory) -> dict[str, object]:
     return {"registry": reg, "root": root, "ids": ids}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(runs):
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(runs["registry"]), str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(base + "/", timeout=2).close()
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"server exited: {proc.stdout.read() if proc.stdout else ''}")
-            time.sleep(0.05)
-        yield base
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)  # stopped by its PID
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
+    with serve(runs["registry"]) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def _get(url: str) -> str:
