@@ -37,7 +37,16 @@ class Limits:
     cpu_s: int = 20
     idle_s: float = 10.0
     wall_s: float = 180.0
-    address_space: int = 3 * GB  # RLIMIT_AS: a runaway fails instead of swapping
+    address_space: int = 3 * GB  # RLIMIT_AS above what the child inherits: a runaway fails
+
+
+def _vm_bytes(field: str) -> int:
+    """``VmSize`` or ``VmRSS`` of this process (0 where /proc is absent)."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 @dataclass
@@ -157,7 +166,9 @@ def _child(case: Case, work: Path, limits: Limits) -> None:
         sys.argv = ["ragstat", *case.argv]
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
+        # the child inherits the parent's mappings (pytest's can be gigabytes): limit growth
+        cap = _vm_bytes("VmSize") + limits.address_space
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         from ragstat.cli import main
 
         try:
@@ -185,7 +196,7 @@ def run_cases(
     bombs.zeros_deflate()  # cached before the children need it
     work.mkdir(parents=True, exist_ok=True)
     pending = list(enumerate(cases))[::-1]
-    running: dict[int, tuple[int, Case, float]] = {}
+    running: dict[int, tuple[int, Case, float, int]] = {}
     watch: dict[int, tuple[float, float]] = {}  # pid → (CPU seconds, when they last moved)
     killed: dict[int, str] = {}
     results: dict[int, Outcome] = {}
@@ -194,16 +205,17 @@ def run_cases(
             i, case = pending.pop()
             sys.stdout.flush()
             sys.stderr.flush()
+            inherited = _vm_bytes("VmRSS")  # counted in the child's peak RSS: left out
             pid = os.fork()
             if pid == 0:
                 _child(case, work / f"c{i}", limits)
-            running[pid] = (i, case, time.monotonic())
+            running[pid] = (i, case, time.monotonic(), inherited)
         pid, status, usage = os.wait4(-1, os.WNOHANG)
         if pid == 0:
             _kill_hung(running, watch, killed, limits)
             time.sleep(0.02)
             continue
-        i, case, start = running.pop(pid)
+        i, case, start, inherited = running.pop(pid)
         watch.pop(pid, None)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)  # anything the case left behind in its group
@@ -215,6 +227,7 @@ def run_cases(
             time.monotonic() - start,
             limits,
             killed.pop(pid, None),
+            inherited,
         )
         if progress is not None:
             progress(len(results), len(cases), results[i])
@@ -230,14 +243,14 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _kill_hung(
-    running: dict[int, tuple[int, Case, float]],
+    running: dict[int, tuple[int, Case, float, int]],
     watch: dict[int, tuple[float, float]],
     killed: dict[int, str],
     limits: Limits,
 ) -> None:
     """SIGKILL (the whole group) a child past the wall limit or blocked for ``idle_s``."""
     now = time.monotonic()
-    for pid, (_i, _case, start) in running.items():
+    for pid, (_i, _case, start, _inherited) in running.items():
         cpu = _cpu_seconds(pid)
         last_cpu, moved = watch.get(pid, (-2.0, now))
         if cpu != last_cpu:
@@ -261,6 +274,7 @@ def classify(
     wall: float,
     limits: Limits,
     killed: str | None = None,
+    inherited: int = 0,
 ) -> Outcome:
     from .checks import problems_of
 
@@ -268,7 +282,7 @@ def classify(
     err = _read(folder.parent / f"{folder.name}.stderr")
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-    peak = usage.ru_maxrss * 1024
+    peak = max(0, usage.ru_maxrss * 1024 - inherited)  # the case's own growth
     first = next((ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()), "")
     cpu = usage.ru_utime + usage.ru_stime
     outcome = Outcome(
