@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+pytest.importorskip("seqeval", reason="the extraction extra (pip install -e '.[extraction]')")
+
 from seqeval import metrics as sq
 from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import IOB2

@@ -4,6 +4,9 @@ headings are compared position by position; the verb's unit is the heading."""
 from __future__ import annotations
 
 import pytest
+
+pytest.importorskip("rapidfuzz", reason="the extraction extra (pip install -e '.[extraction]')")
+
 from rapidfuzz.distance import Levenshtein
 
 from ragstat.api.verbs.extraction import extraction

@@ -175,7 +175,8 @@ def _write(log: RunLog, result: Any, summary: str) -> None:
     from ragstat.atomic import atomic_write_text
     from ragstat.tidy import json_text
 
-    assert log.out is not None
+    if log.out is None:  # called only for a run with --out
+        return
     text = json_text(result.to_dict(), indent=2, default=str)
     log.wrote(atomic_write_text(log.out / "result.json", text))
     path = log.out / "summary.md"

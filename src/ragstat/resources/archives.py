@@ -64,7 +64,8 @@ def _stream(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> IO[b
     import pyarrow as pa
 
     fp = archive.fp
-    assert fp is not None
+    if fp is None:
+        raise InputError(f"{where}: the archive is closed")
     fp.seek(info.header_offset)
     local = fp.read(30)
     if local[:4] != b"PK\x03\x04":
