@@ -17,23 +17,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragstat.cli import main
+from cli_run import cli
 from ragstat.registry import Registry
 
 SEED = 2**64  # past SQLite's signed 64-bit INTEGER
 HUGE_SEED = 2**200
-
-
-def cli(capsys, *args: object) -> tuple[int, str, str]:
-    """Run ``ragstat ARGS`` in-process; on exit 2, stderr must be one ``ragstat: error:`` line."""
-    rc = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    out, err = captured.out, captured.err
-    assert "Traceback" not in out + err and "internal error" not in out + err, err
-    if rc == 2:
-        lines = [line for line in err.splitlines() if line.strip()]
-        assert len(lines) == 1 and lines[0].startswith("ragstat: error: "), err
-    return rc, out, err
 
 
 @pytest.fixture

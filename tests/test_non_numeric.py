@@ -20,24 +20,12 @@ import pandas as pd
 import pytest
 
 import ragstat
+from cli_run import cli
 from ragstat.api import gate_settings
-from ragstat.cli import main
 from ragstat.errors import InputError
 from ragstat.records.cells import CellCounts, numeric_cells
 
 BAD = 92
-
-
-def cli(capsys, *args: object) -> tuple[int, str, str]:
-    """``ragstat ARGS`` in-process; exit 2 must be one ``ragstat: error:`` line, never a bug."""
-    rc = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    out, err = captured.out, captured.err
-    assert "Traceback" not in out + err and "internal error" not in out + err, err
-    if rc == 2:
-        lines = [line for line in err.splitlines() if line.strip()]
-        assert len(lines) == 1 and lines[0].startswith("ragstat: error: "), err
-    return rc, out, err
 
 
 def _error_table(missing: int = 0) -> pd.DataFrame:

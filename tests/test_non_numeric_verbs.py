@@ -21,24 +21,12 @@ import pandas as pd
 import pytest
 
 import ragstat
+from cli_run import cli
 from ragstat.api.verbs.judge_bias_checks import bias_bytes
 from ragstat.api.verbs.ppi_checks import BYTES_PER_ITEM
-from ragstat.cli import main
 from ragstat.errors import InputError
 
 BAD = 9  # cells that are not numbers in each table below
-
-
-def cli(capsys, *args: object) -> tuple[int, str, str]:
-    """``ragstat ARGS`` in-process; exit 2 must be one ``ragstat: error:`` line, never a bug."""
-    rc = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    out, err = captured.out, captured.err
-    assert "Traceback" not in out + err and "internal error" not in out + err, err
-    if rc == 2:
-        lines = [line for line in err.splitlines() if line.strip()]
-        assert len(lines) == 1 and lines[0].startswith("ragstat: error: "), err
-    return rc, out, err
 
 
 def _hits(n: int = 120, seed: int = 28) -> pd.DataFrame:
