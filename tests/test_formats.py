@@ -1,7 +1,8 @@
-"""docs/formats.md tells the truth: its example files are the fixtures, byte for byte, and
-every example runs through the command line and through its Python twin with the same JSON.
+"""The formats reference (docs/formats/*.md, one page per verb or small group) tells the
+truth: its example files are the fixtures, byte for byte, and every example runs through the
+command line and through its Python twin with the same JSON.
 
-Conventions of the page (parsed here):
+Conventions of the pages (parsed here):
 
 * ``<!-- file: DIR/NAME -->`` before a fenced block: the block is the file
   ``tests/fixtures/formats/DIR/NAME`` (its content plus one final newline);
@@ -11,9 +12,12 @@ Conventions of the page (parsed here):
   its result's ``to_dict()`` must read back as that JSON. Nothing is removed from either side:
   both carry the same seed.
 
-The output schema is held to the page too: every top-level key of an example's JSON, every
-file of an ``--out`` folder, every key of its manifest and every column of the study's tables
-must be named in backticks somewhere in the page's prose.
+The output schema is held to the pages too: every top-level key of an example's JSON must be
+named in backticks in the prose of the example's own page, of its verb's page (``--from``
+examples live on other-tools.md) or of the pages that describe shapes shared by many verbs
+(index.md, interval-object.md, item-scores.md); every file of an ``--out`` folder and every key
+of its manifest on those pages or on output-folders.md; every column of the study's tables on
+study.md.
 """
 
 from __future__ import annotations
@@ -33,33 +37,41 @@ import pytest
 from ragstat.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "formats.md"
+DOCS = ROOT / "docs" / "formats"
+PAGES = sorted(DOCS.glob("*.md"))
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "formats"
 VERBS = {"interval", "compare", "plan", "simulate", "study", "evaluate", "generation",
          "ontology", "ingestion", "latency", "gate", "filter-rule", "agreement",
          "ppi", "judge-bias", "split", "coverage", "extraction", "routing", "nuggets",
          "chunking", "rewriting"}  # fmt: skip
+# Pages that describe what many verbs share: their names count for every example.
+SHARED = ("index.md", "interval-object.md", "item-scores.md")
 FILE = re.compile(r"<!-- file: (\S+) -->")
 EXAMPLE = re.compile(r"<!-- example: ([\w-]+) -->")
 
 
 @dataclass(frozen=True)
 class Example:
-    """One example of the page: where it runs, its commands and its Python twin."""
+    """One example of a page: its page, where it runs, its commands and its Python twin."""
 
     name: str
+    page: str
     folder: str
     commands: tuple[tuple[str, ...], ...]
     python: str
 
+    @property
+    def verb(self) -> str:
+        return self.commands[-1][1]
 
-def _fence(lines: list[str], start: int) -> tuple[str, list[str], int]:
+
+def _fence(where: str, lines: list[str], start: int) -> tuple[str, list[str], int]:
     """The fenced block that starts at the first non-blank line from ``start``: its info
     string, its lines and the index after its closing fence."""
     i = start
     while not lines[i].strip():
         i += 1
-    assert lines[i].startswith("```"), f"formats.md:{i + 1}: a fenced block must follow"
+    assert lines[i].startswith("```"), f"{where}:{i + 1}: a fenced block must follow"
     info = lines[i][3:].strip()
     end = lines.index("```", i + 1)
     return info, lines[i + 1 : end], end + 1
@@ -67,31 +79,34 @@ def _fence(lines: list[str], start: int) -> tuple[str, list[str], int]:
 
 def _parse() -> tuple[dict[str, str], list[Example]]:
     """(fixture path → the block's text, the examples) in page order."""
-    lines = DOC.read_text(encoding="utf-8").split("\n")
     files: dict[str, str] = {}
     examples: list[Example] = []
-    for i, line in enumerate(lines):
-        if m := FILE.fullmatch(line.strip()):
-            assert m.group(1) not in files, f"{m.group(1)} is shown twice"
-            _, body, _ = _fence(lines, i + 1)
-            files[m.group(1)] = "\n".join(body) + "\n"
-        elif m := EXAMPLE.fullmatch(line.strip()):
-            info, console, after = _fence(lines, i + 1)
-            lang, python, _ = _fence(lines, after)
-            assert (info, lang) == ("console", "python"), f"formats.md:{i + 1}"
-            commands = tuple(tuple(shlex.split(c[2:])) for c in console if c.startswith("$ "))
-            assert commands and all(c[0] == "ragstat" for c in commands), f"formats.md:{i + 1}"
-            name = f"{m.group(1)}:{commands[-1][1]}:{i + 1}"
-            examples.append(Example(name, m.group(1), commands, "\n".join(python)))
+    for page in PAGES:
+        lines = page.read_text(encoding="utf-8").split("\n")
+        for i, line in enumerate(lines):
+            where = f"formats/{page.name}:{i + 1}"
+            if m := FILE.fullmatch(line.strip()):
+                assert m.group(1) not in files, f"{where}: {m.group(1)} is shown twice"
+                _, body, _ = _fence(where, lines, i + 1)
+                files[m.group(1)] = "\n".join(body) + "\n"
+            elif m := EXAMPLE.fullmatch(line.strip()):
+                info, console, after = _fence(where, lines, i + 1)
+                lang, python, _ = _fence(where, lines, after)
+                assert (info, lang) == ("console", "python"), where
+                commands = tuple(tuple(shlex.split(c[2:])) for c in console if c.startswith("$ "))
+                assert commands and all(c[0] == "ragstat" for c in commands), where
+                name = f"{page.stem}:{commands[-1][1]}:{i + 1}"
+                examples.append(Example(name, page.name, m.group(1), commands, "\n".join(python)))
     return files, examples
 
 
 FILES, EXAMPLES = _parse()
 
 
-def _backticked() -> set[str]:
-    """Every name the page's prose shows in backticks (``a``, and each word of ``{a, b}``)."""
-    prose = re.sub(r"^```.*?^```$", "", DOC.read_text(encoding="utf-8"), flags=re.M | re.S)
+def _backticked(page: str) -> set[str]:
+    """Every name a page's prose shows in backticks (``a``, and each word of ``{a, b}``)."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    prose = re.sub(r"^```.*?^```$", "", text, flags=re.M | re.S)
     names = set()
     for code in re.findall(r"`([^`\n]+)`", prose):
         names.add(code)
@@ -99,7 +114,12 @@ def _backticked() -> set[str]:
     return names
 
 
-DOCUMENTED = _backticked()
+NAMED = {page.name: _backticked(page.name) for page in PAGES}
+
+
+def _documented(*pages: str) -> set[str]:
+    """The names shown on ``pages`` and on the shared pages."""
+    return set().union(*(NAMED[p] for p in (*pages, *SHARED) if p in NAMED))
 
 
 def _loads(text: str) -> Any:
@@ -113,13 +133,22 @@ def _twin(source: str) -> Any:
     last = tree.body.pop()
     assert isinstance(last, ast.Expr), "an example's Python block ends with one expression"
     namespace: dict[str, Any] = {}
-    exec(compile(tree, str(DOC), "exec"), namespace)
-    return eval(compile(ast.Expression(last.value), str(DOC), "eval"), namespace)
+    exec(compile(tree, str(DOCS), "exec"), namespace)
+    return eval(compile(ast.Expression(last.value), str(DOCS), "eval"), namespace)
 
 
-def _undocumented(names: object) -> list[str]:
-    """Names not shown in backticks anywhere on the page (``meta_x`` as ``meta_<field>``)."""
-    return sorted(n for n in map(str, names) if n not in DOCUMENTED and not n.startswith("meta_"))
+def _undocumented(names: object, documented: set[str]) -> list[str]:
+    """Names not in ``documented`` (``meta_x`` counts as ``meta_<field>``)."""
+    return sorted(n for n in map(str, names) if n not in documented and not n.startswith("meta_"))
+
+
+def test_the_reference_is_split_by_verb():
+    assert not (ROOT / "docs" / "formats.md").exists()
+    assert {f"{verb}.md" for verb in VERBS} | {"index.md", *SHARED} <= {p.name for p in PAGES}
+    for verb in VERBS:  # each verb's page is titled by its verb and shows its examples
+        assert (DOCS / f"{verb}.md").read_text(encoding="utf-8").startswith(f"# `{verb}`\n")
+        pages = {e.page for e in EXAMPLES if e.verb == verb}
+        assert f"{verb}.md" in pages, verb
 
 
 # ------------------------------------------------------------------------ (a) the files
@@ -128,8 +157,8 @@ def _undocumented(names: object) -> list[str]:
 def test_every_example_file_is_its_fixture_byte_for_byte():
     for rel, text in FILES.items():
         path = FIXTURES / rel
-        assert path.is_file(), f"formats.md shows {rel}, which is not a fixture"
-        assert path.read_bytes() == text.encode("utf-8"), f"{rel} differs from formats.md"
+        assert path.is_file(), f"docs/formats shows {rel}, which is not a fixture"
+        assert path.read_bytes() == text.encode("utf-8"), f"{rel} differs from docs/formats"
 
 
 def test_every_fixture_is_shown():
@@ -154,19 +183,20 @@ def _outs(commands: tuple[tuple[str, ...], ...]) -> list[tuple[str, str, bool]]:
     ]
 
 
-def _check_folder(folder: Path, verb: str, printed: Any | None) -> None:
+def _check_folder(folder: Path, verb: str, printed: Any | None, page: str) -> None:
     """The output folder holds the documented files; its JSON is what ``--json`` printed."""
+    documented = _documented(page, f"{verb}.md", "output-folders.md")
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    assert "manifest.json" in files and not _undocumented(files), files
+    assert "manifest.json" in files and not _undocumented(files, documented), files
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["status"] == "ok" and not _undocumented(manifest)
+    assert manifest["status"] == "ok" and not _undocumented(manifest, documented)
     main_file = "summary.json" if verb == "study" else "result.json"
     if printed is not None:
         assert _loads((folder / main_file).read_text(encoding="utf-8")) == printed
     if verb == "study":
         for table in ("records", "candidates", "documents"):
             columns = pd.read_parquet(folder / f"{table}.parquet").columns
-            assert not _undocumented(columns), table
+            assert not _undocumented(columns, NAMED["study.md"]), table
     else:
         assert {"result.json", "report.json", "report.md", "report.html"} <= set(files)
 
@@ -186,6 +216,7 @@ def test_example_runs_the_same_on_the_command_line_and_in_python(
     twin = _loads(json.dumps(_twin(example.python).to_dict(), ensure_ascii=False))
     assert cli == twin
     shown = cli["studies"][0] if "studies" in cli else cli
-    assert not _undocumented(shown), "top-level keys missing from formats.md"
+    missing = _undocumented(shown, _documented(example.page, f"{example.verb}.md"))
+    assert not missing, f"top-level keys not named on {example.page}: {missing}"
     for folder, verb, printed in _outs(example.commands):
-        _check_folder(work / folder, verb, cli if printed else None)
+        _check_folder(work / folder, verb, cli if printed else None, example.page)

@@ -1,4 +1,4 @@
-"""What the sweep attacks: one valid command per verb (the examples of docs/formats.md) and
+"""What the sweep attacks: one valid command per verb (the examples of docs/formats/) and
 per ``--from`` reader (the adapter fixtures), with the input files it reads and their kind.
 
 Every case runs in a fresh copy of its target's folder; the base command must exit 0."""

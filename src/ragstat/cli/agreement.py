@@ -79,7 +79,7 @@ def agreement(a: AgreementOptions) -> None:
 
     Input: one row per item with the judge's label, the human label where one exists and
     the document. Exit 0 with the statistics, 2 on bad input. Fields, examples, output:
-    docs/formats.md.
+    docs/formats/agreement.md.
     """
     from ragstat.api.verbs.agreement import agreement as agree
 

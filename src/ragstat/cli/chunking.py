@@ -80,7 +80,7 @@ def chunking(a: ChunkingOptions) -> None:
     """Cuts inside sentences, tables and lists, orphan headings, sizes and coherence.
 
     JSONL chunks: doc_id, chunk_id, text, optional chunker. Fields, examples, output:
-    docs/formats.md.
+    docs/formats/chunking.md.
     """
     from ragstat.api.verbs.chunking import chunking as check_chunks
 

@@ -61,7 +61,7 @@ def compare(a: CompareOptions) -> None:
 
     Input: per-query tables (query_id, doc_id, a score column; optional stratum, weight)
     for A and B, or one table with a system column and --systems A,B — or another tool's
-    result file (--from) with two systems. Fields, examples, output: docs/formats.md.
+    result file (--from) with two systems. Fields, examples, output: docs/formats/compare.md.
     """
     if a.design == "two-sample":
         _two_sample(a)

@@ -52,7 +52,7 @@ def coverage(a: CoverageOptions) -> None:
 
     Input: one row per query with the dimension columns, doc_id (the document) and,
     optionally, a pilot score column. Exit 2 on bad input. Fields, examples, output:
-    docs/formats.md.
+    docs/formats/coverage.md.
     """
     from ragstat.api.verbs.coverage import coverage as matrix_of
 

@@ -47,7 +47,7 @@ def evaluate(
     """Evaluate runs against qrels; per-metric means with clustered intervals (paired with two runs).
 
     Qrels: query_id, doc_id, relevance (TREC: qid 0 docid rel); runs: query_id, doc_id,
-    score (TREC: 6 columns); or FILES --from ranx|beir|mteb. Formats: docs/formats.md.
+    score (TREC: 6 columns); or FILES --from ranx|beir|mteb. Formats: docs/formats/evaluate.md.
     """
     from ragstat.api.verbs.evaluate import evaluate as evaluate_runs
     from ragstat.api.verbs.evaluate import metric_names

@@ -102,7 +102,7 @@ def filter_rule(a: FilterRuleOptions) -> None:
     Inputs: the qrels (authorised gold) and two runs of the same eligible validation
     queries, one with the preference as a hard filter, one as a soft boost; the
     thresholds Δ_min, ε and recall_loss_max, pre-registered (required). Exit 0 with a
-    decision, 2 on bad input. Fields, examples, output: docs/formats.md.
+    decision, 2 on bad input. Fields, examples, output: docs/formats/filter-rule.md.
     """
     from ragstat.api.verbs.filter_rule import filter_rule as decide
 

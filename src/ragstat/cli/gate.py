@@ -43,7 +43,7 @@ def gate(a: GateOptions) -> None:
     better_than_baseline, equivalent) with a family correction (holm, bonferroni, bh).
 
     Gates file: \\[inputs.NAME] (path, system …) and \\[\\[gates]] (name, kind, metric,
-    threshold | margin, slice …). Fields, examples: docs/formats.md.
+    threshold | margin, slice …). Fields, examples: docs/formats/gate.md.
     """
     from ragstat.api.verbs.gate import gate as decide
     from ragstat.api.verbs.gate import input_files, read_gates_file

@@ -21,7 +21,7 @@ from ragstat.cli import items
 from ragstat.cli.verb import options_command
 
 File = Annotated[
-    Path, typer.Argument(help="JSONL, one answer per line (fields: docs/formats.md#generation)")
+    Path, typer.Argument(help="JSONL, one answer per line (fields: docs/formats/generation.md)")
 ]
 
 
@@ -35,7 +35,8 @@ def generation(a: GenerationOptions) -> None:
     """Faithfulness, short-answer EM/F1, citation P/R, unseen-entity flags, refusals.
 
     One JSON object per answer: id, and per metric judgment | answer + gold | cited +
-    supporting | answer + context | refused + should_abstain. Fields, examples: docs/formats.md.
+    supporting | answer + context | refused + should_abstain. Fields, examples:
+    docs/formats/generation.md.
     """
     from ragstat.api.verbs.generation import generation as score_answers
 

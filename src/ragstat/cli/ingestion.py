@@ -39,7 +39,8 @@ class LatencyOptions(items.ItemOptions):
 def ingestion(a: IngestionOptions) -> None:
     """CER and WER per document, extracted-length ratio per class, Unicode drift.
 
-    JSONL: id, reference + extracted and/or text. Fields, examples, output: docs/formats.md.
+    JSONL: id, reference + extracted and/or text. Fields, examples, output:
+    docs/formats/ingestion.md.
     """
     from ragstat.api.verbs.ingestion import ingestion as score_documents
 
@@ -58,7 +59,7 @@ def ingestion(a: IngestionOptions) -> None:
 def latency(a: LatencyOptions) -> None:
     """p50/p95/p99 per pipeline stage; per-trace stage times with clustered intervals.
 
-    JSONL spans: trace_id, stage, duration_ms. Fields, examples, output: docs/formats.md.
+    JSONL spans: trace_id, stage, duration_ms. Fields, examples, output: docs/formats/latency.md.
     """
     from ragstat.api.verbs.ingestion import latency as score_traces
 

@@ -50,7 +50,7 @@ def interval(a: IntervalOptions) -> None:
     Input: one row per query with doc_id (the document: the cluster), a score column
     (hit, rr, …; default: the only one, hit1 on study records) and optional query_id,
     system, stratum, position, weight — or another tool's result file (--from). Fields,
-    examples, output: docs/formats.md.
+    examples, output: docs/formats/interval.md.
     """
     from ragstat.api.verbs.interval import interval_run
     from ragstat.outfolder import check_complete

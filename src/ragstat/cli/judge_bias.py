@@ -21,7 +21,7 @@ Table = Annotated[
     Path,
     typer.Argument(
         help="Table of judgments (.jsonl, .csv, .tsv, .parquet), one row per unit with its "
-        "document; fields per --kind below and in docs/formats.md#judge-bias"
+        "document; fields per --kind below and in docs/formats/judge-bias.md"
     ),
 ]
 Kind = Annotated[
@@ -62,7 +62,7 @@ def judge_bias(a: JudgeBiasOptions) -> None:
     linear-probability regression, CR2 with Bell–McCaffrey df) and the length-controlled
     preference. self-consistency: agreement of sampled answers with their modal answer,
     its distribution, items below --threshold. Every row needs the --cluster column
-    (doc_id). Exit 2 on bad input. Fields, examples, output: docs/formats.md.
+    (doc_id). Exit 2 on bad input. Fields, examples, output: docs/formats/judge-bias.md.
     """
     from ragstat.api.verbs.judge_bias import judge_bias as measure
 

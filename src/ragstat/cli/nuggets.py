@@ -28,7 +28,7 @@ class NuggetsOptions(items.ItemOptions):
 def nuggets(a: NuggetsOptions) -> None:
     """Nugget completeness per answer: V_strict, V, A_strict, A with clustered intervals.
 
-    JSONL: id, nuggets. Fields, examples, output: docs/formats.md.
+    JSONL: id, nuggets. Fields, examples, output: docs/formats/nuggets.md.
     """
     from ragstat.api.verbs.nuggets import nuggets as score_nuggets
 

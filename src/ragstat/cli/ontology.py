@@ -32,7 +32,7 @@ def ontology(a: OntologyOptions) -> None:
     """Hierarchical precision/recall/F1 over ancestor sets, Wu–Palmer, confusion shares.
 
     Items: JSONL with id, gold, predicted; taxonomy: parent,child edges. Fields, examples,
-    output: docs/formats.md.
+    output: docs/formats/ontology.md.
     """
     from ragstat.api.verbs.ontology import ontology as score_items
 

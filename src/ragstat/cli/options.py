@@ -172,7 +172,7 @@ class ScoreCellOptions:
 
 @dataclass(frozen=True, kw_only=True)
 class SourceOptions:
-    """Reading another tool's result file (docs/formats.md, "Other tools' files")."""
+    """Reading another tool's result file (docs/formats/other-tools.md)."""
 
     from_format: FromFormat = None
     cluster_by: ClusterBy = None

@@ -116,7 +116,7 @@ def plan(a: PlanOptions) -> None:
     """Documents needed for a target half-width (t solved iteratively, finite correction).
 
     Pilot: a per-query table (doc_id, a score column; with --systems a system column);
-    population file: stratum (or type) and M. Fields, examples, output: docs/formats.md.
+    population file: stratum (or type) and M. Fields, examples, output: docs/formats/plan.md.
     """
     from ragstat.cli import items
 

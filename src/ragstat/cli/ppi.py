@@ -104,7 +104,7 @@ def ppi(a: PPIOptions) -> None:
 
     Prediction-powered inference with PPI++ power tuning and a document-clustered
     variance; shows the human-only interval and the judge-only estimate beside it, and
-    what the judge is worth in human labels. Fields, examples, output: docs/formats.md.
+    what the judge is worth in human labels. Fields, examples, output: docs/formats/ppi.md.
     """
     from ragstat.api.verbs.ppi import ppi as run_ppi
 

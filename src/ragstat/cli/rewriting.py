@@ -95,7 +95,8 @@ def _describe(result: RewritingReport) -> tuple[dict[str, Any], str]:
 def rewriting(a: RewritingOptions) -> None:
     """Per method and slice: method − baseline, clustered by document, and the decision.
 
-    Default path, fallback or neither per slice. Fields, examples, output: docs/formats.md.
+    Default path, fallback or neither per slice. Fields, examples, output:
+    docs/formats/rewriting.md.
     """
     from ragstat.api.verbs.rewriting import rewriting as decide_rewriting
 

@@ -56,7 +56,7 @@ class RoutingOptions(items.ItemOptions):
 def routing(a: RoutingOptions) -> None:
     """Router accuracy, per-class P/R/F1, macro F1, confusion; success by steps and cost.
 
-    JSONL: id, label + predicted and/or steps. Fields, examples, output: docs/formats.md.
+    JSONL: id, label + predicted and/or steps. Fields, examples, output: docs/formats/routing.md.
     """
     from ragstat.api.verbs.routing import routing as score_routing
 

@@ -98,7 +98,7 @@ def simulate(
 
     Census: a per-query table (doc_id, a score column; optional stratum/type) or a
     per-document table (doc_id, n, s); or study folders with --from-study. Fields,
-    examples, output: docs/formats.md.
+    examples, output: docs/formats/simulate.md.
     """
     if (census is None) == (not from_study):
         raise InputError("give a CENSUS file or one or more --from-study folders")

@@ -58,7 +58,7 @@ def split(a: SplitOptions) -> None:
     Queries linked by any shared value of the grouping columns form one unit; whole
     units go to the sets, each within one unit of its target share. With --out, one file
     per set (the input's format) plus result.json. Fields, examples, output:
-    docs/formats.md.
+    docs/formats/split.md.
     """
     from ragstat.api.verbs.split import split as run_split
 

@@ -212,7 +212,7 @@ def study(
     """Self-retrieval study: chunk, query with each chunk's first words, count same-document hits.
 
     Corpus: JSONL with doc_id, text and any metadata fields, or a folder of
-    .txt/.md/.html/.pdf files. Fields, examples, output files: docs/formats.md.
+    .txt/.md/.html/.pdf files. Fields, examples, output files: docs/formats/study.md.
     """
     config = dict(
         retrievers=_retrievers(retrievers),
