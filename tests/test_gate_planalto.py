@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import tomllib
 from pathlib import Path
 
 import pandas as pd
 import pytest
-import tomllib
 
 import ragstat
 from conftest import SHARED

@@ -127,7 +127,7 @@ def test_help_is_drawn_without_rich():
         """
     )
     assert out["codes"] == [0, 0] and out["loaded"] == []
-    assert "--cluster" in out["text"] and "docs/formats.md" in out["text"]
+    assert "--cluster" in out["text"] and "docs/formats/" in out["text"]
 
 
 def test_verb_help_skips_pydantic_when_typer_allows():

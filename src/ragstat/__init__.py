@@ -120,4 +120,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """Only the public names (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

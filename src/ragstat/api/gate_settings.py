@@ -20,13 +20,12 @@ Two settings say what a score cell without a number means for every gate:
 from __future__ import annotations
 
 import math
+import tomllib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from ragstat.decisions.gates import CORRECTIONS, GateSpec
 from ragstat.errors import InputError

@@ -16,6 +16,7 @@ Exit codes (each means one thing):
 
 from __future__ import annotations
 
+import errno
 import functools
 import inspect
 import os
@@ -55,7 +56,7 @@ from ragstat.cli.runlog import set_argv
 from ragstat.cli.runs import runs_app
 from ragstat.cli.terminal import error_line, route_warnings, safe
 from ragstat.cli.verb import Group
-from ragstat.errors import RagstatError
+from ragstat.errors import RagstatError, missing_extra
 from ragstat.signals import exit_code, received, signal_name
 from ragstat.signals import install as install_signals
 
@@ -123,6 +124,29 @@ _VERBS: dict[str, Callable[..., Any]] = {
     "demo": study.demo,
     "report": report.report,
 }
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from ragstat import __version__
+
+        print(f"ragstat {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print ragstat's version and exit.",
+    ),
+) -> None:
+    """Honest, document-clustered uncertainty for retrieval and RAG evaluation."""
+
+
 for _name, _verb in _VERBS.items():
     app.command(_name)(_guarded(_verb))
 app.add_typer(runs_app, name="runs")
@@ -188,13 +212,36 @@ def _run(argv: list[str] | None) -> int:
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
     except (typer.Exit, SystemExit) as exc:
+        if _pipe_closed(exc.__context__):  # click turns a closed stdout into exit 1
+            return _quiet_stdout()
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         return int(code or 0)
     except Exception as exc:  # user errors, usage errors (click, as bundled by typer), bugs
+        if _pipe_closed(exc):
+            return _quiet_stdout()
         return _failed(exc)
     if code == 130 and received:  # a signal while typer parsed the command line
         return _interrupted(received[-1])
     return code if isinstance(code, int) else 0
+
+
+def _pipe_closed(exc: BaseException | None) -> bool:
+    """The reader of stdout went away (``ragstat … | head -1``): EPIPE, not an error."""
+    return isinstance(exc, BrokenPipeError) or (
+        isinstance(exc, OSError) and exc.errno == errno.EPIPE
+    )
+
+
+def _quiet_stdout() -> int:
+    """Exit 0 after the reader closed the pipe: what was wanted was read. stdout now points
+    at the null device so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout without a file descriptor (a test's capture)
+        pass
+    return 0
 
 
 def _error(message: str) -> int:
@@ -218,6 +265,9 @@ def _failed(exc: Exception) -> int:
         return _interrupted(received[-1] if received else KeyboardInterrupt())
     if isinstance(exc, RagstatError):
         return _error(error_line(exc))
+    extra = missing_extra(exc)
+    if extra is not None:  # an optional package missing: name the extra that brings it
+        return _error(error_line(extra))
     if isinstance(exc, OSError):  # the machine's, not ragstat's: disk full, permissions, …
         where = f" ({safe(exc.filename)})" if exc.filename else ""
         what = error_line(exc.strerror) if exc.strerror else error_line(exc)

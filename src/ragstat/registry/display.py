@@ -4,7 +4,7 @@ it came to (shared by ``ragstat runs`` and ``ragstat ui``)."""
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def started_utc(started_at: str) -> str:
     except ValueError:
         return started_at
     if t.tzinfo is not None:
-        t = t.astimezone(timezone.utc)
+        t = t.astimezone(UTC)
     return f"{t:%Y-%m-%d %H:%M:%S}"
 
 

@@ -16,7 +16,7 @@ import platform
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -74,12 +74,12 @@ _PACKAGES = (
 
 def utc_now() -> str:
     """The current time as ISO 8601 UTC to the microsecond (sorts as text)."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def new_run_id() -> str:
     """A sortable, unique run id: UTC timestamp and a random suffix, e.g. ``20261129-142241-3f9a2c``."""
-    return f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
 def _update_file(h, path: Path) -> None:

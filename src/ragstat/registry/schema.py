@@ -10,7 +10,7 @@ ignores them.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ragstat.registry.manifest import Manifest
@@ -77,7 +77,7 @@ def start_instant(started_at: object) -> tuple[int, float, str]:
     except ValueError:
         return (0, 0.0, text)
     if t.tzinfo is None:
-        t = t.replace(tzinfo=timezone.utc)
+        t = t.replace(tzinfo=UTC)
     return (1, t.timestamp(), "")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -29,7 +29,7 @@ __all__ = ["generator", "now", "report_from_comparison", "report_from_interval"]
 
 def now() -> str:
     """The creation timestamp stored in a report (UTC, to the second)."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def generator() -> str:

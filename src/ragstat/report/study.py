@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,7 +62,7 @@ def _created(folder: Path) -> str:
         if isinstance(started, str) and started:
             return started
     mtime = (folder / "summary.json").stat().st_mtime
-    return datetime.fromtimestamp(int(mtime), timezone.utc).isoformat()
+    return datetime.fromtimestamp(int(mtime), UTC).isoformat()
 
 
 _RECORD_COLUMNS = ("doc_id", "position", "retriever", "hit1")

@@ -118,7 +118,12 @@ def teds(
 ) -> float:
     """TEDS (or TEDS-S with ``structure_only``) of one predicted table against its
     reference (see the module docstring); 0 when ``pred`` has no table."""
-    from apted import APTED
+    try:
+        from apted import APTED
+    except ImportError as exc:
+        raise BackendUnavailable(
+            "TEDS needs apted and rapidfuzz: pip install 'ragstat[extraction]'"
+        ) from exc
 
     if count not in COUNTS:
         raise InputError(f"count must be one of {', '.join(COUNTS)}; got {count!r}")
