@@ -1,6 +1,6 @@
 """The output the docs show is the product's output.
 
-Every block of README.md and docs/*.md marked ``<!-- ragstat-output: … -->`` equals a fresh
+Every block of README.md and docs/**/*.md marked ``<!-- ragstat-output: … -->`` equals a fresh
 run of its command on the demo's records (``scripts/make_doc_outputs.py`` regenerates them:
 ``python scripts/make_doc_outputs.py``), every ``<!-- ragstat-file: … -->`` block equals its
 file, and no unmarked block shows ragstat output, so none can be added by hand.
@@ -26,7 +26,7 @@ TELLTALES = ("For a random query", "For a typical document", "ragstat: ", "┏",
 
 
 def _name(block) -> str:
-    return f"{block.page.name}:{block.line + 1}"
+    return f"{block.page.relative_to(GEN.ROOT)}:{block.line + 1}"
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +41,9 @@ def test_the_docs_have_marked_blocks_of_each_kind():
     assert any("exit=" in m and "2>&1" in m for m in markers)
     assert any("json-keys" in m for m in markers)
     readme = [b.marker for b in BLOCKS if b.page.name == "README.md"]
-    for verb in ("ragstat demo", "ragstat interval", "ragstat compare", "ragstat gate"):
-        assert any(verb in m for m in readme), verb
+    assert any("ragstat demo" in m for m in readme)  # the README is one screen: the demo
+    for verb in ("ragstat interval", "ragstat compare", "ragstat gate"):
+        assert any(verb in m for m in markers), verb  # the rest lives in docs/
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[_name(b) for b in BLOCKS])
@@ -58,6 +59,8 @@ def _unmarked_blocks(page: Path):
     """(line, info, body) of every fenced block of ``page`` without an output marker."""
     lines = page.read_text(encoding="utf-8").split("\n")
     marked = {b.start - 1 for b in GEN.blocks(page)}
+    # a python block's output block: checked by tests/test_tutorials.py
+    marked |= {b.out_start - 1 for b in GEN.python_blocks(page) if b.out_start is not None}
     i = 0
     while i < len(lines):
         m = FENCE.match(lines[i])
@@ -71,7 +74,7 @@ def _unmarked_blocks(page: Path):
         i = end + 1
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(GEN.ROOT)) for p in PAGES])
 def test_no_unmarked_block_shows_ragstat_output(page):
     for line, info, previous, body in _unmarked_blocks(page):
         where = f"{page.name}:{line}"
@@ -126,3 +129,42 @@ def test_regenerating_restores_an_edited_block(runner, tmp_path):
     new = GEN.regenerate(page, runner.render)
     assert "an invented verdict" not in new
     assert new == f"Intro\n\n{marker}\n```console\n{runner.render(marker)}\n```\nEnd\n"
+
+
+def test_pages_are_read_recursively(tmp_path):
+    (tmp_path / "docs" / "guide").mkdir(parents=True)
+    for name in ("README.md", "docs/a.md", "docs/guide/b.md"):
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    found = [p.relative_to(tmp_path).as_posix() for p in GEN.documents(tmp_path)]
+    assert found == ["README.md", "docs/a.md", "docs/guide/b.md"]
+
+
+def test_run_and_python_markers_parse(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- ragstat-run -->\n```bash\nragstat study c --out s  # writes s/\nls s\n```\n"
+        "<!-- ragstat-python: one -->\n```python\nprint(1)\n```\n\n"
+        "<!-- ragstat-python-output -->\n```text\n1\n```\n"
+        "<!-- ragstat-python: one -->\n```python\nx = 2\n```\n",
+        encoding="utf-8",
+    )
+    (run,) = GEN.run_blocks(page)
+    assert GEN.command_lines(run.body) == ["ragstat study c --out s"]
+    assert GEN.setup_commands([page, page]) == ["ragstat study c --out s"]
+    first, second = GEN.python_blocks(page)
+    assert (first.session, first.code, first.shown) == ("one", "print(1)\n", "1")
+    assert second.out_start is None and second.shown is None
+    text = page.read_text(encoding="utf-8")
+    fresh = GEN.regenerate(page, lambda marker: "", lambda p: ["1 changed", ""])
+    assert fresh == text.replace("```text\n1\n```", "```text\n1 changed\n```")
+    with pytest.raises(RuntimeError, match="no output block follows"):
+        GEN.regenerate(page, lambda marker: "", lambda p: ["1", "2"])
+    with pytest.raises(RuntimeError, match="the output block is empty"):
+        GEN.regenerate(page, lambda marker: "", lambda p: ["", ""])
+
+
+def test_python_blocks_share_one_namespace_and_fail_loudly(tmp_path):
+    outputs = GEN.run_python(["x = 20\nprint('a')\n", "print(x + 1)\n", "pass\n"], tmp_path)
+    assert outputs == ["a", "21", ""]
+    with pytest.raises(RuntimeError, match="python block 2 failed"):
+        GEN.run_python(["y = 1\n", "print(undefined_name)\n"], tmp_path)
