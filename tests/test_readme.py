@@ -1,5 +1,7 @@
-"""The README's examples run as written on the demo's records: its Python section top
-to bottom as a script, and every `ragstat …` line that reads `ragstat-demo/`."""
+"""The README is what a newcomer needs on one screen, and the examples it and the user guide
+show run as written on the demo's records: the Python page (docs/guide/python.md) top to
+bottom as a script, and every `ragstat …` line of README.md and docs/guide/*.md that reads
+`ragstat-demo/`."""
 
 from __future__ import annotations
 
@@ -15,16 +17,16 @@ import pytest
 
 from doc_outputs import workdir
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "guide"
+PYTHON = GUIDE / "python.md"
+PAGES = [README, *sorted(GUIDE.glob("*.md"))]
 
 
-def _blocks(language: str, heading: str) -> list[str]:
-    """Fenced ``language`` blocks of the README section that starts with ``heading``."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(heading)
-    end = text.find("\n## ", start + len(heading))
-    section = text[start : end if end > 0 else None]
-    return re.findall(rf"```{language}\n(.*?)```", section, flags=re.S)
+def _blocks(page: Path, language: str) -> list[str]:
+    """Fenced ``language`` blocks of ``page``."""
+    return re.findall(rf"```{language}\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
 
 
 @pytest.fixture(scope="module")
@@ -37,20 +39,42 @@ def demo(tmp_path_factory) -> Path:
 
 
 def _demo_commands() -> list[str]:
-    """Every README command line that reads the demo's folder (comments dropped)."""
-    text = README.read_text(encoding="utf-8")
+    """Every command line of the README and the guide that reads the demo's folder
+    (comments dropped)."""
     lines = []
-    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
-        for line in block.splitlines():
-            command = line.split("  #", 1)[0].strip()
-            if command.startswith("ragstat ") and "ragstat-demo/" in command:
-                lines.append(command)
+    for page in PAGES:
+        for block in _blocks(page, "bash"):
+            for line in block.splitlines():
+                command = line.split("  #", 1)[0].strip()
+                if command.startswith("ragstat ") and "ragstat-demo/" in command:
+                    lines.append(command)
     return lines
 
 
-def test_the_readme_has_demo_commands_and_a_python_section():
+def test_the_docs_have_demo_commands_and_a_python_page():
     assert len(_demo_commands()) >= 8
-    assert len(_blocks("python", "## From Python")) == 1
+    assert len(_blocks(PYTHON, "python")) == 1
+
+
+def test_the_readme_fits_on_a_screen_with_the_two_commands():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 80
+    (setup,) = _blocks(README, "bash")[:1]
+    commands = [line.split("#", 1)[0].strip() for line in setup.splitlines()]
+    assert commands == ['pip install -e ".[dev]" && ragstat demo', "python -m pytest"]
+    assert "<!-- ragstat-output: ragstat demo --out ragstat-demo" in text  # what it prints
+    development = text[text.index("## Development") :]
+    assert "python -m pytest -m slow" in development  # both tiers, with their times
+    assert "mkdocs serve" in text
+
+
+def test_every_benchmark_the_docs_name_exists():
+    named = set()
+    for page in [README, ROOT / "benchmarks" / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        named |= set(re.findall(r"\b(bench_\w+|hostile_sweep)\.py", page.read_text("utf-8")))
+    assert "bench_aggregate" in named
+    missing = sorted(n for n in named if not (ROOT / "benchmarks" / f"{n}.py").is_file())
+    assert not missing, missing
 
 
 @pytest.mark.parametrize("command", _demo_commands())
@@ -70,11 +94,11 @@ def test_demo_commands_run_as_written(demo, command):
         assert res.stdout.strip()
 
 
-def test_python_section_runs_top_to_bottom(demo, monkeypatch, capsys):
-    (code,) = _blocks("python", "## From Python")
+def test_python_page_runs_top_to_bottom(demo, monkeypatch, capsys):
+    (code,) = _blocks(PYTHON, "python")
     monkeypatch.chdir(demo)
     scope: dict = {}
-    exec(compile(code, str(README), "exec"), scope)
+    exec(compile(code, str(PYTHON), "exec"), scope)
     out = capsys.readouterr().out
     report, frame = scope["report"], scope["frame"]
     assert len(frame) == len(report.rows()) >= 2  # one row per estimand × method
