@@ -42,6 +42,7 @@ Usage (from the repository root)::
     python scripts/make_doc_outputs.py            # rewrite the marked blocks in place
     python scripts/make_doc_outputs.py --check    # exit 1 and print a diff if any block differs
     python scripts/make_doc_outputs.py --work DIR # reuse (or build) the working folder DIR
+    python scripts/make_doc_outputs.py docs/tutorials/gates.md  # only this page
 
 Without ``--work`` the demo is built afresh in a temporary folder (about 30 s); with it, a
 demo already in DIR is reused as it is, so drop ``--work`` after changing what the demo or
@@ -518,11 +519,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--work", type=Path, help="working folder (kept; a demo already there is reused)"
     )
+    parser.add_argument(
+        "pages", nargs="*", type=Path, help="only these pages (default: README.md, docs/**/*.md)"
+    )
     args = parser.parse_args(argv)
+    pages = [p.resolve() for p in args.pages] or documents()
     with tempfile.TemporaryDirectory(prefix="ragstat-docs-") as tmp:
         runner = Runner(args.work or Path(tmp))
         changed = 0
-        for page, old, new in _diffs(documents(), runner):
+        for page, old, new in _diffs(pages, runner):
             changed += 1
             name = str(page.relative_to(ROOT))
             if args.check:
