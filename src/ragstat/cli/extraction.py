@@ -34,7 +34,7 @@ class ExtractionOptions(items.ItemOptions):
 def extraction(a: ExtractionOptions) -> None:
     """TEDS of tables, entity and relation precision/recall/F1, title match and similarity.
 
-    JSONL: id and *_pred + *_ref pairs. Fields, examples, output: docs/formats.md.
+    JSONL: id and *_pred + *_ref pairs. Fields, examples, output: docs/formats/extraction.md.
     """
     from ragstat.api.verbs.extraction import extraction as score_extraction
 
