@@ -168,3 +168,68 @@ def test_python_blocks_share_one_namespace_and_fail_loudly(tmp_path):
     assert outputs == ["a", "21", ""]
     with pytest.raises(RuntimeError, match="python block 2 failed"):
         GEN.run_python(["y = 1\n", "print(undefined_name)\n"], tmp_path)
+
+
+# ---------------------------------------------------------------- the shared working folder
+
+
+def test_the_working_folder_is_shared_by_xdist_workers(tmp_path, monkeypatch):
+    import doc_outputs
+
+    class Factory:
+        def getbasetemp(self):
+            return tmp_path / "popen-gw1"
+
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    assert doc_outputs.location(Factory()) == tmp_path / "popen-gw1" / "docs-work"
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    assert doc_outputs.location(Factory()) == tmp_path / "docs-work"
+
+
+def test_a_half_built_demo_is_rebuilt(tmp_path, monkeypatch):
+    (tmp_path / "ragstat-demo").mkdir()
+    (tmp_path / "ragstat-demo" / "records.parquet").write_text("half written", "utf-8")
+    seen = []
+
+    def fake_run(argv, work, stderr):
+        seen.append(
+            sorted(p.name for p in (work / "ragstat-demo").glob("*"))
+            if (work / "ragstat-demo").exists()
+            else None
+        )
+        (work / "ragstat-demo").mkdir()
+        (work / "ragstat-demo" / "records.parquet").write_text("complete", "utf-8")
+        return 0, "the demo's answer", ""
+
+    monkeypatch.setattr(GEN, "run", fake_run)
+    GEN._build_demo(tmp_path)  # no demo output file: the crashed build is not reused
+    assert seen == [None]  # the half-built folder was removed before the new build
+    assert (tmp_path / GEN.DEMO_OUTPUT).read_text("utf-8") == "the demo's answer\n"
+    GEN._build_demo(tmp_path)  # complete now: reused
+    assert len(seen) == 1
+
+
+def test_run_blocks_run_once_again_after_a_change_and_never_half(tmp_path, monkeypatch):
+    page = tmp_path / "page.md"
+    command = "ragstat plan --queries 100 --rate 0.5 --queries-per-doc 2 --icc 0.1"
+    page.write_text(f"<!-- ragstat-run -->\n```bash\n{command}\n```\n", "utf-8")
+    monkeypatch.setattr(GEN, "documents", lambda root=GEN.ROOT: [page])
+    GEN._run_setup(tmp_path, {})
+    outputs = json.loads((tmp_path / GEN.SETUP_OUTPUT).read_text("utf-8"))["outputs"]
+    assert outputs[command].startswith("100 queries from 50 documents give")
+    calls = []
+
+    def fake_run(argv, work, stderr):
+        calls.append(argv)
+        return (0, "ok", "") if argv[1] == "plan" else (2, "", "ragstat: error: no")
+
+    monkeypatch.setattr(GEN, "run", fake_run)
+    GEN._run_setup(tmp_path, {})  # same commands and files: nothing runs
+    assert calls == []
+    page.write_text(page.read_text("utf-8").replace("--icc 0.1", "--icc 0.2"), "utf-8")
+    GEN._run_setup(tmp_path, {})
+    assert len(calls) == 1
+    page.write_text(page.read_text("utf-8") + "<!-- ragstat-run -->\n```bash\nragstat bad\n```\n")
+    with pytest.raises(SystemExit, match="ragstat bad"):
+        GEN._run_setup(tmp_path, {})
+    assert not (tmp_path / GEN.SETUP_OUTPUT).exists()  # a failed setup is not marked done
