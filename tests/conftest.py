@@ -3,12 +3,25 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+_STARTED = time.monotonic()  # this file loads when the test run starts
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """The tier's wall time, printed last: the README promises the fast tier (``python -m
+    pytest``, tests not marked ``slow``) in at most 5 minutes on 2 cores."""
+    tier = config.getoption("markexpr") or "every test"
+    workers = getattr(config.option, "numprocesses", None) or 1
+    terminalreporter.write_line(
+        f"ragstat tests ({tier}): {time.monotonic() - _STARTED:.0f} s wall time, "
+        f"{workers} worker(s) on {os.cpu_count()} CPU(s)"
+    )
 
 
 @pytest.fixture

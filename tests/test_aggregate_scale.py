@@ -154,6 +154,7 @@ def test_duplicate_query_ids_across_files(tmp_path, data):
     assert table.num_rows + 2 == got.N
 
 
+@pytest.mark.slow  # scale
 def test_duplicate_check_split_into_hash_buckets(tmp_path, data, monkeypatch):
     """Very large datasets split the id check into hash buckets: same findings."""
     import ragstat.records.dataset_ids as ids

@@ -432,7 +432,7 @@ def test_gates_junit_reads_back(mixed):
         (False, set(), {"law_a (bm25)"}),
     ):
         rep = report(mixed, blocks)
-        xml = junitparser.JUnitXml.fromstring(gates_junit(rep))
+        xml = junitparser.JUnitXml.fromstring(gates_junit(rep).encode("utf-8"))
         cases = [c for suite in xml for c in suite]
         assert len(cases) == len(mixed)
         assert {c.name for c in cases if c.is_failure} == failed

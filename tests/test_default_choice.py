@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -174,7 +175,17 @@ def planalto_by_law(tmp_path_factory) -> tuple[dict, dict]:
     if not SHARED.is_file():
         pytest.skip("../shared data not present")
     out = tmp_path_factory.mktemp("planalto")
-    cmd = ["ragstat", "study", str(SHARED), "--retrievers", "bm25", "--strata", "law"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ragstat",
+        "study",
+        str(SHARED),
+        "--retrievers",
+        "bm25",
+        "--strata",
+        "law",
+    ]
     subprocess.run([*cmd, "--out", str(out), "--quiet"], check=True, capture_output=True)
     return (
         json.loads((out / "summary.json").read_text()),

@@ -25,7 +25,6 @@ from ragstat.simulation.batch import batch_intervals
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTFOO = ROOT / "tests" / "fixtures" / "adapters" / "promptfoo" / "results.json"
-DEMO = ROOT / "ragstat-demo" / "records.parquet"
 BOUNDED = ("logit", "korn_graubard", "logit_cr2_bm")
 
 
@@ -230,8 +229,8 @@ def test_declared_score_range_gives_the_difference_its_range():
         ragstat.compare(fa, fb, score_range="0,4", **kw)
 
 
-@pytest.mark.skipif(not DEMO.is_file(), reason="the demo's records are not present")
-def test_demo_verdict_is_in_points():
-    result = ragstat.compare(DEMO, systems=("bm25", "tfidf"), seed=1)
+def test_demo_verdict_is_in_points(demo_workdir):
+    demo = demo_workdir / "ragstat-demo" / "records.parquet"
+    result = ragstat.compare(demo, systems=("bm25", "tfidf"), seed=1)
     sentence = result.to_dict()["verdicts"][0]["sentence"]
     assert "by 2.2 points" in sentence, sentence

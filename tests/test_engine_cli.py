@@ -60,6 +60,7 @@ def test_interval_on_a_dataset_folder_equals_the_single_file(dataset, capsys):
     assert on_dask == one
 
 
+@pytest.mark.slow  # waits for a timeout
 def test_unreachable_scheduler_is_a_clear_error_within_the_timeout(dataset, capsys):
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))

@@ -48,6 +48,8 @@ for target in targets.split(","):
     setattr(m, attr, wrap(getattr(m, attr)))
 sys.argv = ["ragstat", *sys.argv[1:]]
 from ragstat._entry import run
+
+pytestmark = pytest.mark.slow  # fault injection: processes killed at every stage
 run()
 """
 

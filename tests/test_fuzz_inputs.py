@@ -31,6 +31,8 @@ from hypothesis import strategies as st
 
 from ragstat.cli import main
 
+pytestmark = pytest.mark.slow  # fuzz sweeps
+
 TRIED: Counter[str] = Counter()
 #: (verb, exit code) → count: how many inputs were refused (2) and how many ran (0).
 CODES: Counter[tuple[str, int]] = Counter()

@@ -160,6 +160,7 @@ def quick_outcomes(tmp_path_factory):
     return {o.id: o for o in outcomes}
 
 
+@pytest.mark.slow  # a sweep of hostile inputs
 def test_the_quick_sweep_has_no_failure_beyond_the_known(quick_outcomes):
     new = [
         f"{o.id}: {'; '.join(o.problems)} | {o.stderr_first}"

@@ -134,6 +134,7 @@ def _measure(kind: str, path: Path, env: dict[str, str] | None = None) -> tuple[
     return float(seconds), rss_kib // 1024, message.strip()
 
 
+@pytest.mark.slow  # decompression bombs
 @pytest.mark.parametrize(
     ("kind", "name"),
     [("qrels", "qrels.jsonl.gz"), ("run", "run.txt.gz"), ("corpus", "docs.jsonl")],
@@ -153,6 +154,7 @@ def test_absolute_decompressed_cap_names_its_variable(tmp_path):
     assert "RAGSTAT_MAX_DECOMPRESSED" in message and "8.0 MiB" in message
 
 
+@pytest.mark.slow  # decompression bombs
 def test_deflate_member_bomb_in_an_eval_log(tmp_path):
     bomb = _deflate_bomb(tmp_path / "bomb.eval", 300)
     seconds, peak, message = _measure("inspect", bomb)
@@ -160,6 +162,7 @@ def test_deflate_member_bomb_in_an_eval_log(tmp_path):
     assert "samples/1_epoch_1.json" in message and "RAGSTAT_MAX_RATIO" in message
 
 
+@pytest.mark.slow  # decompression bombs
 def test_zstd_member_bomb_in_an_eval_log(tmp_path):
     bomb = _zstd_bomb(tmp_path / "bomb.eval", 40)  # 320 MiB of zeros
     seconds, peak, message = _measure("inspect", bomb)

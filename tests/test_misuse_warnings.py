@@ -5,13 +5,12 @@ terminal and the report, for every design."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from cli_run import cli
 from ragstat import DocStats
 from ragstat.inference.analyze import analyze
 from ragstat.inference.design_analysis import analyze_design
@@ -152,7 +151,7 @@ def test_warnings_reach_the_report():
     assert NO_CLUSTERING in md and "only K = 8 documents" in md
 
 
-def test_cli_cluster_by_query_id_warns_in_json_and_terminal(tmp_path):
+def test_cli_cluster_by_query_id_warns_in_json_and_terminal(tmp_path, capsys):
     rng = np.random.default_rng(2)
     doc = np.repeat([f"d{i}" for i in range(12)], 5)
     table = pd.DataFrame(
@@ -160,15 +159,15 @@ def test_cli_cluster_by_query_id_warns_in_json_and_terminal(tmp_path):
     )
     path = tmp_path / "table.csv"
     table.to_csv(path, index=False)
-    cmd = [sys.executable, "-m", "ragstat", "interval", str(path), "--cluster", "query_id"]
-    done = subprocess.run([*cmd, "--json"], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout)
+    args = ["interval", path, "--bootstrap-reps", "199", "--cluster", "query_id"]
+    rc, printed, err = cli(capsys, *args, "--json")
+    assert rc == 0, err
+    out = json.loads(printed)
     assert out["K"] == out["N"] == 60
     assert _has(out["warnings"], NO_CLUSTERING) == 1
-    by_doc = [*cmd[:-1], "doc_id", "--json"]
-    done = subprocess.run(by_doc, capture_output=True, text=True, timeout=300)
-    assert _has(json.loads(done.stdout)["warnings"], NO_CLUSTERING) == 0
-    shown = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert shown.returncode == 0, shown.stderr
-    assert NO_CLUSTERING in " ".join(shown.stdout.split())
+    rc, printed, err = cli(capsys, *args[:-1], "doc_id", "--json")
+    assert rc == 0, err
+    assert _has(json.loads(printed)["warnings"], NO_CLUSTERING) == 0
+    rc, shown, err = cli(capsys, *args)
+    assert rc == 0, err
+    assert NO_CLUSTERING in " ".join(shown.split())

@@ -19,24 +19,22 @@ from ragstat.decisions.pvalue import gate_p_value, one_sided_p
 from ragstat.inference.headline import headline
 from ragstat.inference.results import Interval
 
-DEMO = Path(__file__).resolve().parents[1] / "ragstat-demo" / "records.parquet"
-
 
 def _cli_json(capsys, args: list[str]) -> dict:
     assert main(args) == 0
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.skipif(not DEMO.exists(), reason="ragstat-demo/records.parquet is not in the checkout")
-def test_interval_cli_python_and_gate_give_one_headline(capsys, tmp_path):
+def test_interval_cli_python_and_gate_give_one_headline(capsys, demo_workdir):
+    demo = demo_workdir / "ragstat-demo" / "records.parquet"
     printed = _cli_json(
-        capsys, ["interval", str(DEMO), "--system", "bm25", "--seed", "7", "--json"]
+        capsys, ["interval", str(demo), "--system", "bm25", "--seed", "7", "--json"]
     )
-    twin = ragstat.interval(DEMO, system="bm25", seed=7)
+    twin = ragstat.interval(demo, system="bm25", seed=7)
     gates = ragstat.gate(
         {
             "seed": 7, "bootstrap_reps": printed["bootstrap_reps"], "correction": "none",
-            "inputs": {"candidate": {"path": str(DEMO), "system": "bm25"}},
+            "inputs": {"candidate": {"path": str(demo), "system": "bm25"}},
             "gates": [
                 {"name": f"{est} hit1", "kind": "at_least", "metric": "hit1", "threshold": 0.05,
                  "estimand": est}

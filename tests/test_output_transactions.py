@@ -225,6 +225,7 @@ def test_sigint_during_startup_imports_prints_one_line(tmp_path):
     assert done.stderr == "ragstat: interrupted by SIGINT while starting\n"
 
 
+@pytest.mark.slow  # fault injection
 @pytest.mark.parametrize("delay", [1.0, 3.0])
 def test_study_killed_at_any_moment_keeps_a_whole_result(tmp_path, delay):
     """kill -9 of `study --retrievers bm25` over a bm25+tfidf folder used to leave bm25

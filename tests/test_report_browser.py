@@ -18,6 +18,8 @@ from ragstat.records import aggregate_arrays
 from ragstat.report import report_from_interval, write_report
 from ragstat.report.checklist import LABELS
 
+pytestmark = pytest.mark.slow  # headless Chromium
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 FLAGS = (
     "--headless",

@@ -172,6 +172,7 @@ def groupings(draw):
     return frame, [f"g{j}" for j in range(k)], sets
 
 
+@pytest.mark.slow  # a property sweep
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(groupings(), st.integers(0, 2**32 - 1), st.booleans())
 def test_no_generated_grouping_ever_leaks(case, seed, stratified):

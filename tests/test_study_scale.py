@@ -27,6 +27,8 @@ from ragstat.selfretrieval import StudyConfig, run_study, write_study
 from ragstat.selfretrieval.batches import BatchTask, batch_bounds, search_batch
 from ragstat.selfretrieval.index import read_manifest
 
+pytestmark = pytest.mark.slow  # scale: real corpora, Dask clusters
+
 CONFIGS = {
     "lexical+rrf": StudyConfig(retrievers=("bm25", "tfidf", "rrf"), k=12),
     "sampled": StudyConfig(retrievers=("tfidf", "bm25"), sample_queries=0.4, sample_seed=3),

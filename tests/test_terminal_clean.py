@@ -289,6 +289,7 @@ def _stderr_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
+@pytest.mark.slow  # a Dask cluster
 def test_dask_shutdown_prints_no_traceback(tmp_path):
     """A successful run and one that stops while workers are busy both close in silence
     (the workers' and nanny's logs of cancelled tasks and lost connections are off)."""

@@ -333,6 +333,7 @@ def _shot(url: str, path: Path, size: str = "1100,900") -> None:
     assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow  # headless Chromium
 def test_pages_in_headless_chromium(runs, server, tmp_path):
     _browser()
     ids = runs["by_verb"]["interval"]

@@ -280,6 +280,7 @@ def _browser() -> str:
     pytest.skip("no Chromium/Chrome browser installed")
 
 
+@pytest.mark.slow  # headless Chromium
 def test_the_failed_gate_in_headless_chromium(runs, server):
     browser = _browser()
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
