@@ -23,6 +23,8 @@ import pytest
 from conftest import NOTE, assert_complete, leftovers, snapshot, write_corpus
 from ragstat.cli import main
 
+pytestmark = pytest.mark.slow  # fault injection: processes killed at every stage
+
 IR = Path(__file__).parent / "reference" / "ir"
 
 # The child: wrap TARGETS (module:attr,…) so that call number N sends SIG to the process,
@@ -48,8 +50,6 @@ for target in targets.split(","):
     setattr(m, attr, wrap(getattr(m, attr)))
 sys.argv = ["ragstat", *sys.argv[1:]]
 from ragstat._entry import run
-
-pytestmark = pytest.mark.slow  # fault injection: processes killed at every stage
 run()
 """
 
