@@ -74,9 +74,9 @@ def test_item_means_are_nan_aware_and_count_repeats():
     u = to_units(_table(_rows()), cluster_by="source_doc")
     f = u.frame.set_index(["system", "query_id"])
     assert list(u.frame.columns[:3]) == ["query_id", "doc_id", "system"]
-    assert f.loc[("A", "q1"), "acc"] == 1.0 and f.loc[("A", "q1"), "n_repeats"] == 2
+    assert f.loc[("A", "q1"), "acc"] == 1.0 and f.loc[("A", "q1"), "meta_n_repeats"] == 2
     assert f.loc[("B", "q2"), "meta_source_doc"] == "d1"
-    assert u.frame["n_repeats"].dtype.kind == "i"
+    assert u.frame["meta_n_repeats"].dtype.kind == "i"
     assert any("2 of 8 repeats have no score" in n for n in u.notes)
 
 

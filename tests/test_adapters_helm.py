@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragstat.adapters import helm
+from ragstat.adapters.base import ReadOptions
 from ragstat.adapters.registry import detect, read_source
 from ragstat.adapters.units import to_units
 from ragstat.errors import InputError
@@ -130,6 +131,31 @@ def test_unknown_stat_shape(tmp_path):
 
 def test_two_runs_of_one_model_are_named_by_run(tmp_path):
     shutil.copytree(ALPHA, tmp_path / "passages:model=mock_alpha")
-    shutil.copytree(ALPHA, tmp_path / "again:model=mock_alpha")
+    shutil.copytree(ALPHA, tmp_path / "passages:model=mock_alpha,seed=2")
     table = read_source(tmp_path, "helm")
-    assert set(table.frame["system"]) == {"passages:model=mock_alpha", "again:model=mock_alpha"}
+    names = {"passages:model=mock_alpha", "passages:model=mock_alpha,seed=2"}
+    assert set(table.frame["system"]) == names
+
+
+def test_several_tasks_need_task(tmp_path):
+    shutil.copytree(ALPHA, tmp_path / "passages:model=mock_alpha")
+    shutil.copytree(
+        ALPHA.parent / "passages:model=mock_beta", tmp_path / "passages:model=mock_beta"
+    )
+    shutil.copytree(ALPHA, tmp_path / "again:model=mock_alpha")
+    with pytest.raises(
+        InputError, match=r"2 HELM tasks \(again, passages\); choose one with --task"
+    ):
+        read_source(tmp_path, "helm")
+    one = read_source(tmp_path, "helm", ReadOptions(task="passages"))
+    both = read_source(ALPHA.parent, "helm")
+    assert (
+        one.frame.sort_values(["system", "item_id"])
+        .reset_index(drop=True)
+        .equals(both.frame.sort_values(["system", "item_id"]).reset_index(drop=True))
+    )
+    assert set(read_source(tmp_path, "helm", ReadOptions(task="again")).frame["system"]) == {
+        "mock/alpha"
+    }
+    with pytest.raises(InputError, match=r"--task nope: .* tasks: again, passages"):
+        read_source(tmp_path, "helm", ReadOptions(task="nope"))

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragstat.adapters import lm_eval
+from ragstat.adapters.base import ReadOptions
 from ragstat.adapters.registry import detect, read_source
 from ragstat.adapters.units import to_units
 from ragstat.errors import InputError
@@ -52,9 +53,13 @@ def test_filters_become_their_own_scores():
     assert not table.frame["exact_match"].equals(table.frame["exact_match,upper"])
 
 
-@pytest.mark.parametrize("path", [HERE, MC, GEN, HERE / "dummy-b"])
-def test_mean_equals_lm_evals_reported_metric(path):
-    table = read_source(path, "lm-eval")
+@pytest.mark.parametrize(
+    ("path", "task"),
+    [(HERE, "passages_mc"), (HERE, "passages_gen"), (MC, None), (GEN, None),
+     (HERE / "dummy-b", "passages_mc")],
+)  # fmt: skip
+def test_mean_equals_lm_evals_reported_metric(path, task):
+    table = read_source(path, "lm-eval", ReadOptions(task=task))
     units = to_units(table, cluster_by="doc.source_doc")
     assert table.aggregates
     for key, reported in table.aggregates.items():
@@ -62,13 +67,34 @@ def test_mean_equals_lm_evals_reported_metric(path):
         score = key[len(system) + 1 :]
         ours = units.frame.loc[units.frame["system"] == system, score].mean()
         assert abs(ours - reported) <= 1e-12, key
-    # the folder gives every model and task, and the values are the results file's own
+    # the folder gives every model of the task, and the values are the results file's own
     if path == HERE:
-        assert len(table.aggregates) == 8
         results = _results("dummy-b")["results"]
-        assert table.aggregates["dummy-b/passages_mc.acc"] == results["passages_mc"]["acc,none"]
-        upper = results["passages_gen"]["exact_match,upper"]
-        assert table.aggregates["dummy-b/passages_gen.exact_match,upper"] == upper
+        if task == "passages_mc":
+            assert len(table.aggregates) == 4
+            assert table.aggregates["dummy-b/acc"] == results["passages_mc"]["acc,none"]
+        else:
+            upper = results["passages_gen"]["exact_match,upper"]
+            assert table.aggregates["dummy-b/exact_match,upper"] == upper
+
+
+def test_several_tasks_need_task():
+    with pytest.raises(InputError) as err:
+        read_source(HERE, "lm-eval")
+    assert str(err.value).endswith(
+        "2 lm-eval tasks (passages_gen, passages_mc); choose one with --task NAME"
+    )
+    with pytest.raises(
+        InputError, match="only passages_mc has the score acc: add --task passages_mc"
+    ):
+        read_source(HERE, "lm-eval", ReadOptions(score="acc"))
+    with pytest.raises(InputError, match=r"--task nope: .* tasks: passages_gen, passages_mc"):
+        read_source(HERE, "lm-eval", ReadOptions(task="nope"))
+    mc = read_source(HERE, "lm-eval", ReadOptions(task="passages_mc"))
+    assert set(mc.frame["meta_task"]) == {"passages_mc"} and len(mc.frame) == 24
+    one = read_source(MC, "lm-eval")  # a model's own file: the same rows as in the folder
+    ours = mc.frame[mc.frame["system"] == "dummy-a"].reset_index(drop=True)
+    assert ours[list(one.scores)].equals(one.frame[list(one.scores)])
 
 
 def test_system_falls_back_to_the_folder_name(tmp_path):

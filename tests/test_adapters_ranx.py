@@ -98,7 +98,7 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
     (data / "dense.json").write_text('{"q01": {"d1#0": "high"}}')
     assert "not a number" in _one_line_error(data)
     (data / "dense.json").write_text('[["q01", "d1#0", 0.5]]')
-    assert "not a ranx run" in _one_line_error(data)
+    assert "not a ranx run" in _one_line_error(data / "dense.json")
     (data / "dense.json").write_text("{not json")
     assert "not a ranx JSON file" in _one_line_error(data)
     (data / "dense.json").unlink()
@@ -109,3 +109,33 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
     assert "not an integer" in _one_line_error(data)
     (data / "qrels.json").unlink()
     assert "no ranx qrels" in _one_line_error(data / "bm25.json")
+
+
+def test_other_json_in_the_folder_is_left_out_with_a_note(tmp_path):
+    data = tmp_path / "run"
+    shutil.copytree(RUNS, data)
+    (data / "config.json").write_text('{"model": "bm25", "k": 10}')  # any other JSON
+    (data / "hits.json").write_text('[["q01", "d1#0", 0.5]]')
+    source = read_source(data, "ranx")
+    clean = read_source(RUNS, "ranx")
+    assert source.runs == clean.runs and source.qrels == clean.qrels
+    assert any("config.json" in n and "hits.json" in n for n in source.notes)
+
+
+def test_qrels_and_runs_named_explicitly(tmp_path):
+    data = tmp_path / "eval"
+    data.mkdir()
+    shutil.copy(RUNS / "qrels.json", data / "judgments.json")
+    shutil.copy(RUNS / "bm25.json", data / "bm25.json")
+    shutil.copy(RUNS / "dense.json", data / "dense.json")
+    (data / "notes.json").write_text('{"q": {"d": "a note"}}')  # run-shaped, not a run
+    named = ragstat.read_source(data, "ranx", qrels="judgments.json", run="bm25.json,dense.json")
+    clean = read_source(RUNS, "ranx")
+    assert named.runs.runs == clean.runs and named.runs.qrels == clean.qrels
+    assert any("notes.json" in n for n in named.info.notes)
+    one = ragstat.read_source(data, "ranx", qrels="judgments.json", run=["dense.json"])
+    assert list(one.runs.runs) == ["dense"]
+    with pytest.raises(InputError, match=r"--run missing\.json: no such file"):
+        ragstat.read_source(data, "ranx", qrels="judgments.json", run="missing.json")
+    with pytest.raises(InputError, match="--task applies to helm, lm-eval files, not to ranx"):
+        ragstat.read_source(data, "ranx", task="x")

@@ -11,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ITEM", "REFERENCE_IDS", "REPEAT", "SYSTEM", "RunSource", "SourceTable"]
+__all__ = [
+    "ITEM",
+    "REFERENCE_IDS",
+    "REPEAT",
+    "SYSTEM",
+    "ReadOptions",
+    "RunSource",
+    "SourceTable",
+]
 
 #: Columns every :class:`SourceTable` frame has.
 ITEM = "item_id"  # the item (sample, test case, question) as text
@@ -59,3 +67,34 @@ class RunSource:
     source: str
     aggregates: dict[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What to read from a folder of results (each reader takes those in its ``OPTIONS``).
+
+    ``task``: one task of an lm-eval or HELM folder; ``all_runs``: pool an inspect
+    folder's reruns of one task and model as repeats (default: the latest run only);
+    ``qrels``/``runs``: the file names of the qrels and runs of a ranx, BEIR or MTEB
+    folder (default: found by their names and contents); ``score``: the score the verb
+    will analyse, used only to make a message more precise.
+    """
+
+    task: str | None = None
+    all_runs: bool = False
+    qrels: str | None = None
+    runs: tuple[str, ...] = ()
+    score: str | None = None
+
+    def given(self) -> dict[str, str]:
+        """The options set, as ``{name: its command-line option}`` (``score`` excluded)."""
+        out = {}
+        if self.task is not None:
+            out["task"] = "--task"
+        if self.all_runs:
+            out["all_runs"] = "--all-runs"
+        if self.qrels is not None:
+            out["qrels"] = "--qrels"
+        if self.runs:
+            out["runs"] = "--run"
+        return out

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import RunSource
+from ragstat.adapters.base import ReadOptions, RunSource
 from ragstat.adapters.values import json_file
 from ragstat.errors import InputError
 from ragstat.records.textio import iter_lines, open_regular
@@ -38,6 +38,10 @@ from ragstat.records.textio import iter_lines, open_regular
 __all__ = ["TOOL", "read", "read_qrels_tsv", "read_trec_run", "sniff"]
 
 TOOL = "beir"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ("qrels", "runs")
+
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 RUN_SUFFIXES = (".trec", ".run", ".txt")
 _AGGREGATES = {"NDCG": "ndcg", "MAP": "map", "Recall": "recall", "P": "p", "MRR": "mrr"}
@@ -182,18 +186,35 @@ def _qrels_in(folder: Path, where: Path) -> Path:
     raise InputError(f"{where}: no BEIR qrels beside the runs (expected {test})")
 
 
-def _layout(path: Path) -> tuple[Path, list[Path]]:
-    """The qrels file and the run files that ``path`` names."""
-    if path.is_dir():
-        qrels, runs = _qrels_in(path, path), _run_files(path)
-    elif path.suffix == ".tsv" and path.parent.name == "qrels":
-        qrels, runs = path, _run_files(path.parent.parent)
+def _layout(path: Path, options: ReadOptions) -> tuple[Path, list[Path], list[str]]:
+    """The qrels file, the run files that ``path`` names, and notes on files left out."""
+    from ragstat.adapters.folders import chosen, named_file
+
+    folder = path if path.is_dir() else path.parent
+    if path.suffix == ".tsv" and path.parent.name == "qrels":
+        folder = path.parent.parent
+    if options.qrels is not None:
+        qrels = named_file(folder, options.qrels, "--qrels")
+    elif path.is_dir() or folder != path.parent:
+        qrels = path if not path.is_dir() else _qrels_in(path, path)
     else:
-        qrels, runs = _qrels_in(path.parent, path), [path]
+        qrels = _qrels_in(path.parent, path)
+    notes: list[str] = []
+    if path.is_dir() or folder != path.parent or options.runs:
+        found = [p for p in _run_files(folder) if p.resolve() != qrels.resolve()]
+        runs, notes = chosen(folder, options, found, qrels)
+        if not options.runs:
+            other = [p for p in runs if p.suffix == ".txt" and not _looks_like_run(p)]
+            runs = [p for p in runs if p not in other]
+            if other:
+                names = ", ".join(p.name for p in other)
+                notes.append(f"text files that are not TREC runs, left out: {names} (name runs with --run)")
+    else:
+        runs = [path]
     if not runs:
         suffixes = ", ".join(RUN_SUFFIXES)
         raise InputError(f"{path}: no BEIR run file ({suffixes}, from beir.util.save_runfile)")
-    return qrels, runs
+    return qrels, runs, notes
 
 
 def _aggregates(path: Path, run: str) -> dict[str, float]:
@@ -213,10 +234,10 @@ def _aggregates(path: Path, run: str) -> dict[str, float]:
     return out
 
 
-def read(path: Path) -> RunSource:
+def read(path: Path, options: ReadOptions | None = None) -> RunSource:
     """Qrels and runs of a BEIR dataset folder (see the module docstring)."""
     path = Path(path)
-    qrels_path, run_paths = _layout(path)
+    qrels_path, run_paths, left_out = _layout(path, options or ReadOptions())
     qrels = read_qrels_tsv(qrels_path)
     runs: dict[str, dict[str, dict[str, float]]] = {}
     aggregates: dict[str, float] = {}
@@ -225,7 +246,7 @@ def read(path: Path) -> RunSource:
             raise InputError(f"{run_path}: a second run named {run_path.stem!r}; rename one")
         runs[run_path.stem], _ = read_trec_run(run_path)
         aggregates.update(_aggregates(run_path.with_suffix(".json"), run_path.stem))
-    notes = [f"qrels: {qrels_path}", "runs named by their file stems"]
+    notes = [f"qrels: {qrels_path}", "runs named by their file stems", *left_out]
     if aggregates:
         notes.append("aggregates from beir.util.save_results JSON (BEIR rounds to 5 decimals)")
     return RunSource(qrels, runs, TOOL, None, str(path), aggregates, tuple(notes))

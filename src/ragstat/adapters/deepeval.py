@@ -17,7 +17,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, ReadOptions, SourceTable
 from ragstat.adapters.values import is_number, json_file, number, scalar
 from ragstat.errors import InputError
 from ragstat.records.textio import open_regular, read_json_file
@@ -25,6 +25,12 @@ from ragstat.records.textio import open_regular, read_json_file
 __all__ = ["TOOL", "read", "sniff"]
 
 TOOL = "DeepEval"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ()
+#: A folder is read file by file (``ragstat.adapters.folders``), not by this reader.
+FOLDERS = False
+
 _CASES = ("testCases", "conversationalTestCases")
 _WRAPPED = "testRunData"  # .latest_test_run.json keeps the run under this key
 _PASS = "pass"
@@ -56,7 +62,7 @@ def _is_run(run: dict[str, Any]) -> bool:
     )
 
 
-def read(path: Path) -> SourceTable:
+def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
     """The per-test-case metric scores of a DeepEval test run, one row per test case."""
     import pandas as pd
 

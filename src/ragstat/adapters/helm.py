@@ -21,12 +21,16 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, ReadOptions, SourceTable
 from ragstat.adapters.values import json_file
 from ragstat.errors import InputError
 from ragstat.records.textio import open_regular
 
 TOOL = "HELM"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ("task",)
+
 FILE = "per_instance_stats.json"
 _HEAD = 4096
 _KEYS = ('"instance_id"', '"train_trial_index"', '"stats"')
@@ -194,6 +198,26 @@ def _reported(folder: Path, system: str, several: bool, columns: set[str]) -> di
 # ---------------------------------------------------------------------------- read
 
 
+def _task(file: Path) -> str:
+    """A run's task: its folder's name (HELM's run name) up to the first ":"."""
+    return file.parent.name.split(":", 1)[0]
+
+
+def _one_task(path: Path, files: list[Path], options: ReadOptions) -> list[Path]:
+    """The runs of the task ``--task`` names; several tasks without it: an error listing them."""
+    tasks = sorted({_task(f) for f in files})
+    if options.task is not None:
+        if options.task not in tasks:
+            raise InputError(f"--task {options.task}: {path} has no such task; tasks: "
+                             f"{', '.join(tasks)}")  # fmt: skip
+        return [f for f in files if _task(f) == options.task]
+    if len(tasks) > 1:
+        raise InputError(
+            f"{path}: runs of {len(tasks)} HELM tasks ({', '.join(tasks)}); choose one with --task NAME"
+        )
+    return files
+
+
 def _systems(files: list[Path]) -> list[str]:
     models = [_model(f.parent) for f in files]
     if any(m is None for m in models) or len(set(models)) < len(models):
@@ -201,7 +225,7 @@ def _systems(files: list[Path]) -> list[str]:
     return [str(m) for m in models]
 
 
-def read(path: Path) -> SourceTable:
+def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
     """Read one run's per-instance stats, or every run folder's in a suite folder."""
     import pandas as pd
 
@@ -209,6 +233,7 @@ def read(path: Path) -> SourceTable:
     files = _stats_files(path)
     if not files:
         raise InputError(f"{path}: the folder holds no HELM {FILE}")
+    files = _one_task(path, files, options or ReadOptions())
     records: list[dict[str, Any]] = []
     values: list[dict[str, float]] = []
     aggregates: dict[str, float] = {}

@@ -20,13 +20,17 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, ReadOptions, SourceTable
 from ragstat.adapters.values import flatten, json_file
 from ragstat.errors import InputError
 from ragstat.records.textio import open_regular, parse_json_line, regular_file
 from ragstat.resources.archives import open_zip, read_member
 
 TOOL = "inspect_ai"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ("all_runs",)
+
 #: Log format versions read (``version`` at the top of every inspect log).
 VERSIONS = (1, 2)
 _HEAD = 8192
@@ -156,9 +160,10 @@ def _read_log(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 def _rows(
-    path: Path, system: str, samples: list[dict[str, Any]]
+    path: Path, system: str, samples: list[dict[str, Any]], offset: int = 0
 ) -> tuple[list[dict[str, Any]], list[dict[str, float]]]:
-    """(one row of ids and metadata per sample, its scores) for one log."""
+    """(one row of ids and metadata per sample, its scores) for one log; its epochs are
+    numbered after ``offset`` (the epochs of the same model's earlier runs, pooled)."""
     rows, values = [], []
     for sample in samples:
         if not isinstance(sample, dict) or "id" not in sample:
@@ -166,7 +171,7 @@ def _rows(
         row: dict[str, Any] = {
             SYSTEM: system,
             ITEM: str(sample["id"]),
-            REPEAT: int(sample.get("epoch") or 0),
+            REPEAT: offset + int(sample.get("epoch") or 0),
         }
         for key, value in (sample.get("metadata") or {}).items():
             flatten(f"meta_{key}", value, row)
@@ -246,17 +251,62 @@ def _loaded(path: Path) -> tuple[list[tuple[Path, dict[str, Any], Any]], list[st
     return loaded, notes
 
 
-def read(path: Path) -> SourceTable:
+def _created(entry: tuple[Path, dict[str, Any], Any]) -> tuple[float, str]:
+    from datetime import datetime
+
+    text = str(entry[1]["eval"].get("created") or "")
+    try:
+        stamp = datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        stamp = float("-inf")
+    return stamp, entry[0].name
+
+
+def _reruns(
+    loaded: list[tuple[Path, dict[str, Any], Any]], all_runs: bool
+) -> tuple[list[tuple[Path, dict[str, Any], Any]], list[int], list[str]]:
+    """Per (task, model) the latest run (``eval.created``), or every run with its epochs
+    numbered after the earlier runs' (``all_runs``); the epoch offset of each kept log and
+    notes naming the runs left out or pooled."""
+    groups: dict[tuple[str, str], list[tuple[Path, dict[str, Any], Any]]] = {}
+    for entry in loaded:
+        groups.setdefault((str(entry[1]["eval"].get("task")), str(entry[1]["eval"].get("model"))), []).append(entry)  # fmt: skip
+    kept, offsets, notes = [], [], []
+    for (task, model), runs in groups.items():
+        runs = sorted(runs, key=_created)
+        if len(runs) > 1 and not all_runs:
+            left = ", ".join(r[0].name for r in runs[:-1])
+            notes.append(
+                f"{model} on {task}: {len(runs)} runs; read the latest ({runs[-1][0].name}), "
+                f"left out {left} (--all-runs pools them as repeats)"
+            )
+            runs = runs[-1:]
+        elif len(runs) > 1:
+            names = ", ".join(r[0].name for r in runs)
+            notes.append(f"{model} on {task}: {len(runs)} runs pooled as repeats ({names})")
+        offset = 0
+        for run in runs:
+            kept.append(run)
+            offsets.append(offset)
+            offset += max(
+                (int(s.get("epoch") or 0) for s in run[2] if isinstance(s, dict)), default=0
+            )
+    return kept, offsets, notes
+
+
+def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
     """Read one inspect log, or every inspect log in a folder (one system per model)."""
     import pandas as pd
 
     path = Path(path)
     loaded, notes = _loaded(path)
+    loaded, offsets, more_notes = _reruns(loaded, (options or ReadOptions()).all_runs)
+    notes.extend(more_notes)
     names = _system_names([(f, log) for f, log, _ in loaded])
     rows: list[dict[str, Any]] = []
     values: list[dict[str, float]] = []
-    for (file, _, samples), system in zip(loaded, names, strict=True):
-        more_rows, more_values = _rows(file, system, samples)
+    for (file, _, samples), system, offset in zip(loaded, names, offsets, strict=True):
+        more_rows, more_values = _rows(file, system, samples, offset)
         rows.extend(more_rows)
         values.extend(more_values)
     score_frame = pd.DataFrame(values, dtype="float64")
@@ -267,7 +317,10 @@ def read(path: Path) -> SourceTable:
     frame = pd.concat([ids, score_frame], axis=1)
     frame[REPEAT] = frame[REPEAT].astype("int64")
     aggregates: dict[str, float] = {}
+    pooled = {n for n in names if names.count(n) > 1}  # no one inspect aggregate for them
     for (_, log, _), system in zip(loaded, names, strict=True):
+        if system in pooled:
+            continue
         found, more = _aggregates(system, log, set(scores))
         aggregates.update(found)
         notes.extend(more)

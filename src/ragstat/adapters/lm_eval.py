@@ -1,11 +1,12 @@
 """Read lm-evaluation-harness per-sample logs (``samples_<task>_<date>.jsonl``).
 
 lm-eval writes them with ``--log_samples`` (its ``EvaluationTracker``), beside
-``results_<date>.json``. One row per document: ``item_id`` is ``doc_id`` (``<task>/<doc_id>``
-when several tasks are read), ``repeat`` 0 (lm-eval scores a document once, whatever its
+``results_<date>.json``. One task at a time (``--task NAME`` picks one of a folder that holds
+several; without it such a folder is an error listing the tasks). One row per document:
+``item_id`` is ``doc_id``, ``repeat`` 0 (lm-eval scores a document once, whatever its
 ``repeats``). Every numeric per-document metric becomes a score, named ``metric`` for the
 ``none`` filter and ``metric,<filter>`` for another filter (lm-eval's own ``metric,filter``
-key), prefixed ``<task>.`` when several tasks are read; metrics whose per-document value
+key); metrics whose per-document value
 is not a number (corpus-level metrics such as BLEU or perplexity keep tuples there) are
 left out with a note. The document's fields become ``meta_doc.<field>`` (nested fields
 joined with "."), with ``meta_doc_hash`` and ``meta_task``. The system is the model named
@@ -22,13 +23,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, ReadOptions, SourceTable
 from ragstat.adapters.values import flatten, json_file
 from ragstat.errors import InputError
 from ragstat.records.textio import jsonl_objects, open_regular
 from ragstat.resources.inputs import json_value
 
 TOOL = "lm-evaluation-harness"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ("task",)
+
 #: lm-eval releases whose sample logs this reader knows (``lm_eval_version``).
 VERSIONS = ("0.4",)
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d\d-\d\dT[\d\-.]+)\.jsonl$")
@@ -196,6 +201,42 @@ def _task_of(path: Path) -> str:
     return match["task"] if match else path.stem.removeprefix("samples_")
 
 
+def _metrics_of(files: list[Path]) -> set[str]:
+    """The score names of a task's first sample (enough to say which task has a score)."""
+    try:
+        record = _first_record(files[0])
+    except InputError:
+        return set()
+    metrics = record.get("metrics") if isinstance(record, dict) else None
+    name = str(record.get("filter", "none")) if isinstance(record, dict) else "none"
+    return {_score_name(str(m), name) for m in metrics or []} | {str(m) for m in metrics or []}
+
+
+def _one_task(path: Path, files: list[Path], options: ReadOptions) -> list[Path]:
+    """The samples files of the task ``--task`` names; several tasks without it: an error
+    listing them (or naming the one task that has the score to be analysed)."""
+    tasks: dict[str, list[Path]] = {}
+    for file in files:
+        tasks.setdefault(_task_of(file), []).append(file)
+    if options.task is not None:
+        if options.task not in tasks:
+            raise InputError(
+                f"--task {options.task}: {path} has no such task; tasks: {', '.join(sorted(tasks))}"
+            )
+        return tasks[options.task]
+    if len(tasks) == 1:
+        return files
+    listed = ", ".join(sorted(tasks))
+    if options.score is not None:
+        having = [t for t in sorted(tasks) if options.score in _metrics_of(tasks[t])]
+        if len(having) == 1:
+            raise InputError(
+                f"{path}: {len(tasks)} lm-eval tasks ({listed}); only {having[0]} has the score "
+                f"{options.score}: add --task {having[0]}"
+            )
+    raise InputError(f"{path}: {len(tasks)} lm-eval tasks ({listed}); choose one with --task NAME")
+
+
 def _aggregates(
     results: dict[str, Any] | None, task: str, system: str, rename: dict[str, str]
 ) -> dict[str, float]:
@@ -215,11 +256,10 @@ def _aggregates(
     return out
 
 
-def read(path: Path) -> SourceTable:
+def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
     """Read one samples file, or every samples file in a folder (and its subfolders)."""
     path = Path(path)
-    files = _inputs(path)
-    several = len({_task_of(f) for f in files}) > 1
+    files = _one_task(path, _inputs(path), options or ReadOptions())
     rows: list[dict[str, Any]] = []
     aggregates: dict[str, float] = {}
     notes: list[str] = []
@@ -233,15 +273,10 @@ def read(path: Path) -> SourceTable:
         system = _model_name(results, file)
         task_rows, more = _task_rows(file, task, system)
         notes.extend(more)
-        rename = {
-            name: f"{task}.{name}" if several else name
-            for row in task_rows.values()
-            for name in row["scores"]
-        }
+        rename = {name: name for row in task_rows.values() for name in row["scores"]}
         for row in task_rows.values():
-            item = f"{task}/{row['doc_id']}" if several else row["doc_id"]
-            scores = {rename[k]: v for k, v in row["scores"].items()}
-            rows.append({SYSTEM: system, ITEM: item, REPEAT: 0, **row["meta"], **scores})
+            item = row["doc_id"]
+            rows.append({SYSTEM: system, ITEM: item, REPEAT: 0, **row["meta"], **row["scores"]})
         aggregates.update(_aggregates(results, task, system, rename))
     return _table(path, rows, aggregates, notes, versions)
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import RunSource
+from ragstat.adapters.base import ReadOptions, RunSource
 from ragstat.adapters.beir import read_qrels_tsv
 from ragstat.adapters.values import json_file
 from ragstat.errors import InputError
@@ -39,6 +39,10 @@ from ragstat.records.textio import open_regular
 __all__ = ["TOOL", "read", "sniff"]
 
 TOOL = "mteb"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ("qrels", "runs")
+
 SUFFIX = "_predictions.json"
 _HEAD = re.compile(r'\s*\{\s*"mteb_model_meta"\s*:\s*\{')
 _SCORE = re.compile(r"^(ndcg|recall|map|precision|mrr|hit_rate)_at_(\d+)$")
@@ -157,14 +161,15 @@ def _qrels_path(folder: Path, split: str, where: Path) -> Path:
     )
 
 
-def _aggregates(preds: _Predictions, run: str) -> tuple[dict[str, float], str | None]:
-    """Scores and MTEB version from the task's results JSON beside the predictions."""
+def _aggregates(preds: _Predictions, run: str) -> tuple[dict[str, float], str | None, list[str]]:
+    """Scores and MTEB version from the task's results JSON beside the predictions (a
+    file of that name that is not one is named in a note, never passed over silently)."""
     path = preds.path.with_name(f"{preds.task}.json")
     if not path.is_file():
-        return {}, None
+        return {}, None, []
     data = _load(path)
     if not isinstance(data, dict) or not isinstance(data.get("scores"), dict):
-        return {}, None
+        return {}, None, [f"{path}: not MTEB's results JSON (no 'scores'); no aggregates for {run}"]
     version = data.get("mteb_version")
     out = {}
     for entry in data["scores"].get(preds.split) or []:
@@ -175,7 +180,7 @@ def _aggregates(preds: _Predictions, run: str) -> tuple[dict[str, float], str | 
             if match and isinstance(value, int | float) and not isinstance(value, bool):
                 name = _NAMES.get(match.group(1), match.group(1))
                 out[f"{run}/{name}@{match.group(2)}"] = float(value)
-    return out, (str(version) if version else None)
+    return out, (str(version) if version else None), []
 
 
 def _check_same(found: list[_Predictions]) -> None:
@@ -197,22 +202,31 @@ def _names(found: list[_Predictions]) -> list[str]:
     return names
 
 
-def read(path: Path) -> RunSource:
+def read(path: Path, options: ReadOptions | None = None) -> RunSource:
     """Predictions and qrels written around an MTEB run (see the module docstring)."""
+    from ragstat.adapters.folders import chosen, named_file
+
     path = Path(path)
+    options = options or ReadOptions()
     files, skipped = _folder_files(path) if path.is_dir() else ([path], [])
+    if options.runs:
+        files, skipped = chosen(path if path.is_dir() else path.parent, options, files)
     if not files:
         raise InputError(f"{path}: no MTEB predictions file (*{SUFFIX}) here or one level down")
     found = [_read_predictions(p) for p in files]
     _check_same(found)
     folder = path if path.is_dir() else path.parent
-    qrels_path = _qrels_path(folder, found[0].split, path)
+    if options.qrels is not None:
+        qrels_path = named_file(folder, options.qrels, "--qrels")
+    else:
+        qrels_path = _qrels_path(folder, found[0].split, path)
     qrels = read_qrels_tsv(qrels_path)
     runs, aggregates, versions = {}, {}, set()
     for preds, name in zip(found, _names(found), strict=True):
         runs[name] = preds.run
-        scores, version = _aggregates(preds, name)
+        scores, version, note = _aggregates(preds, name)
         aggregates.update(scores)
+        skipped += note
         versions.add(version)
     versions.discard(None)
     first = found[0]

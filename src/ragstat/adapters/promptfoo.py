@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, ReadOptions, SourceTable
 from ragstat.adapters.values import is_number, json_file, number, scalar
 from ragstat.errors import InputError
 from ragstat.records.textio import open_regular, read_json_file
@@ -26,6 +26,12 @@ from ragstat.records.textio import open_regular, read_json_file
 __all__ = ["SUPPORTED_VERSIONS", "TOOL", "read", "sniff"]
 
 TOOL = "promptfoo"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ()
+#: A folder is read file by file (``ragstat.adapters.folders``), not by this reader.
+FOLDERS = False
+
 #: ``results.version`` values this reader knows (promptfoo's results format, not the CLI).
 SUPPORTED_VERSIONS = (3,)
 _SNIFF_BYTES = 1 << 16
@@ -52,7 +58,7 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def read(path: Path) -> SourceTable:
+def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
     """The per-test scores of a promptfoo results file, one row per system × test × repeat."""
     import pandas as pd
 

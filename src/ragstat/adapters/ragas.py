@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import ITEM, REFERENCE_IDS, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.base import ITEM, REFERENCE_IDS, REPEAT, SYSTEM, ReadOptions, SourceTable
 from ragstat.errors import InputError
 from ragstat.records.textio import jsonl_objects, open_regular, read_bytes, regular_file
 from ragstat.resources.inputs import json_value
@@ -26,6 +26,12 @@ from ragstat.resources.inputs import json_value
 __all__ = ["SAMPLE_FIELDS", "TOOL", "read", "sniff"]
 
 TOOL = "ragas"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ()
+#: A folder is read file by file (``ragstat.adapters.folders``), not by this reader.
+FOLDERS = False
+
 #: ragas' sample fields (SingleTurnSample, MultiTurnSample, testset columns): never scores.
 SAMPLE_FIELDS = frozenset(
     {
@@ -68,7 +74,7 @@ def _columns(path: Path) -> list[str]:
     return next(csv.reader([first]), [])
 
 
-def read(path: Path) -> SourceTable:
+def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
     """The per-sample scores of a saved ragas result, one row per sample."""
     path = Path(path)
     frame = _load(path)

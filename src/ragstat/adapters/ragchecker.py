@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import ITEM, REFERENCE_IDS, REPEAT, SYSTEM, SourceTable
+from ragstat.adapters.base import ITEM, REFERENCE_IDS, REPEAT, SYSTEM, ReadOptions, SourceTable
 from ragstat.adapters.values import json_file, number
 from ragstat.errors import InputError
 from ragstat.records.textio import open_regular, read_json_file
@@ -21,6 +21,12 @@ from ragstat.records.textio import open_regular, read_json_file
 __all__ = ["TOOL", "read", "sniff"]
 
 TOOL = "RAGChecker"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ()
+#: A folder is read file by file (``ragstat.adapters.folders``), not by this reader.
+FOLDERS = False
+
 #: The keys of one RAGChecker result (``RAGResult``) that mark the format.
 _RESULT_KEYS = {"query_id", "query", "gt_answer", "response", "retrieved_context"}
 _SNIFF_BYTES = 1 << 16
@@ -48,7 +54,7 @@ def _looks_right(data: Any) -> bool:
     return isinstance(first, dict) and set(first) >= _RESULT_KEYS
 
 
-def read(path: Path) -> SourceTable:
+def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
     """The per-query metrics of a RAGChecker results file, one row per query."""
     import pandas as pd
 

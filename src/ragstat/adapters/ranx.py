@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ragstat.adapters.base import RunSource
+from ragstat.adapters.base import ReadOptions, RunSource
 from ragstat.adapters.beir import read_trec_run
 from ragstat.adapters.values import json_file
 from ragstat.errors import InputError
@@ -38,6 +38,10 @@ from ragstat.records.textio import iter_lines, open_regular
 __all__ = ["TOOL", "read", "sniff"]
 
 TOOL = "ranx"
+
+#: The :class:`~ragstat.adapters.base.ReadOptions` this reader takes.
+OPTIONS: tuple[str, ...] = ("qrels", "runs")
+
 QRELS_NAMES = ("qrels.json", "qrels.trec", "qrels.txt", "qrels.parquet", "qrels.parq")
 RUN_SUFFIXES = (".json", ".trec", ".txt", ".parquet", ".parq", ".lz4")
 _ID = r'"(?:[^"\\]|\\.)*"'
@@ -176,22 +180,30 @@ def _read_run(path: Path, data: Any) -> tuple[str, dict[str, dict[str, float]]]:
     return (tags.pop() if len(tags) == 1 else path.stem), run
 
 
-def _layout(path: Path) -> tuple[Path, list[Path]]:
-    """The qrels file and the candidate run files that ``path`` names."""
+def _layout(path: Path, options: ReadOptions) -> tuple[Path, list[Path], list[str]]:
+    """The qrels file, the candidate run files that ``path`` names, and notes."""
+    from ragstat.adapters.folders import chosen, named_file
+
     folder = path if path.is_dir() else path.parent
-    qrels = next((folder / n for n in QRELS_NAMES if (folder / n).is_file()), None)
+    if options.qrels is not None:
+        qrels: Path | None = named_file(folder, options.qrels, "--qrels")
+    else:
+        qrels = next((folder / n for n in QRELS_NAMES if (folder / n).is_file()), None)
     if qrels is None:
         raise InputError(
-            f"{path}: no ranx qrels beside the runs (expected qrels.json, saved by Qrels.save)"
+            f"{path}: no ranx qrels beside the runs (expected qrels.json, saved by Qrels.save; "
+            "or name it with --qrels)"
         )
-    if path.is_dir() or path.stem == "qrels":
-        runs = sorted(
+    if path.is_dir() or path.stem == "qrels" or options.runs:
+        found = sorted(
             p for p in folder.iterdir()
             if p.is_file() and p.suffix in RUN_SUFFIXES and p.stem != "qrels"
+            and p.resolve() != qrels.resolve()
         )  # fmt: skip
+        runs, notes = chosen(folder, options, found, qrels)
     else:
-        runs = [path]
-    return qrels, runs
+        runs, notes = [path], []
+    return qrels, runs, notes
 
 
 def _report_scores(data: dict[str, Any], path: Path) -> dict[str, float]:
@@ -205,17 +217,23 @@ def _report_scores(data: dict[str, Any], path: Path) -> dict[str, float]:
     return out
 
 
-def read(path: Path) -> RunSource:
+def read(path: Path, options: ReadOptions | None = None) -> RunSource:
     """Qrels and runs saved by ranx (see the module docstring)."""
     path = Path(path)
-    qrels_path, run_paths = _layout(path)
+    options = options or ReadOptions()
+    qrels_path, run_paths, notes = _layout(path, options)
     qrels = _read_qrels(qrels_path)
     runs: dict[str, dict[str, dict[str, float]]] = {}
     aggregates: dict[str, float] = {}
+    other: list[str] = []
+    named = bool(options.runs) or not (path.is_dir() or path.stem == "qrels")
     for run_path in run_paths:
         data = _load_json(run_path) if run_path.suffix == ".json" else None
         if isinstance(data, dict) and _is_report(data):
             aggregates.update(_report_scores(data, run_path))
+            continue
+        if not named and data is not None and not _is_run(data):
+            other.append(run_path.name)  # any other JSON in the folder: named, not read
             continue
         name, run = _read_run(run_path, data)
         if name in runs:
@@ -223,7 +241,15 @@ def read(path: Path) -> RunSource:
         runs[name] = run
     if not runs:
         raise InputError(f"{path}: no ranx run file beside {qrels_path.name}")
-    notes = [f"qrels: {qrels_path}", "runs named by their file stems (TREC: by their tag)"]
+    notes = [f"qrels: {qrels_path}", "runs named by their file stems (TREC: by their tag)", *notes]
+    if other:
+        notes.append(f"not ranx runs, left out: {', '.join(other)} (name runs with --run)")
     if aggregates:
         notes.append("aggregates from a ranx Report (ranx.compare(...).save)")
     return RunSource(qrels, runs, TOOL, None, str(path), aggregates, tuple(notes))
+
+
+def _is_run(data: Any) -> bool:
+    """Shaped like what ``Run.save`` writes, ``{qid: {doc: …}}`` (its values are checked
+    when it is read): any other JSON in a folder is not taken for a run."""
+    return isinstance(data, dict) and all(isinstance(docs, dict) for docs in data.values())

@@ -2,9 +2,11 @@
 
 Each format's module defines ``TOOL`` (the writer's name as users know it),
 ``sniff(path) -> bool`` (True when the file is unmistakably of this format; never
-raises) and ``read(path) -> SourceTable | RunSource`` (raises
-:class:`~ragstat.errors.InputError` with one line naming the file and what is wrong).
-Modules are imported only when used.
+raises), ``read(path, options) -> SourceTable | RunSource`` (raises
+:class:`~ragstat.errors.InputError` with one line naming the file and what is wrong) and
+``OPTIONS``, the :class:`~ragstat.adapters.base.ReadOptions` it takes. A folder given to
+a reader of single files (DeepEval, ragas, RAGChecker, promptfoo) is read file by file
+(:mod:`ragstat.adapters.folders`). Modules are imported only when used.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import importlib
 from pathlib import Path
 from types import ModuleType
 
-from ragstat.adapters.base import RunSource, SourceTable
+from ragstat.adapters.base import ReadOptions, RunSource, SourceTable
 from ragstat.errors import InputError
 from ragstat.records.textio import regular_file
 
@@ -69,11 +71,25 @@ def resolve_format(path: Path, fmt: str | None) -> str:
     return found
 
 
-def read_source(path: str | Path, fmt: str | None = None) -> SourceTable | RunSource:
-    """Read ``path`` as ``fmt`` (detected from the file when None)."""
+def read_source(
+    path: str | Path, fmt: str | None = None, options: ReadOptions | None = None
+) -> SourceTable | RunSource:
+    """Read ``path`` as ``fmt`` (detected from the file when None) with ``options``."""
     path = Path(path)
+    options = options or ReadOptions()
     fmt = resolve_format(path, fmt)
-    result = _module(fmt).read(path)
+    module = _module(fmt)
+    taken = set(getattr(module, "OPTIONS", ()))
+    for name, option in options.given().items():
+        if name not in taken:
+            takers = sorted(f for f in FORMATS if name in getattr(_module(f), "OPTIONS", ()))
+            raise InputError(f"{option} applies to {', '.join(takers)} files, not to {fmt}")
+    if path.is_dir() and getattr(module, "FOLDERS", True) is False:
+        from ragstat.adapters.folders import read_folder
+
+        result: SourceTable | RunSource = read_folder(path, module, options)
+    else:
+        result = module.read(path, options)
     if not isinstance(result, (SourceTable, RunSource)):  # a reader's contract
         raise TypeError(f"reader {fmt} returned {type(result).__name__}")
     return result

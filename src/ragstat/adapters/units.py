@@ -19,7 +19,10 @@ from ragstat.adapters.base import ITEM, REFERENCE_IDS, REPEAT, SYSTEM, SourceTab
 from ragstat.errors import InputError
 from ragstat.tidy import plain
 
-__all__ = ["ON_MISSING", "RULES", "Units", "design_effect", "to_units"]
+__all__ = ["ON_MISSING", "REPEATS", "RULES", "Units", "design_effect", "to_units"]
+
+#: The per-query table's count of repeats per item (bookkeeping, never a score).
+REPEATS = "meta_n_repeats"
 
 #: ``rule`` values: the first reference document of each item, or the groups of items
 #: that share any reference document (connected components).
@@ -40,8 +43,8 @@ class Units:
 
     ``frame``: one row per (system, item): ``query_id`` (the item id), ``doc_id`` (its
     cluster), ``system``, one float column per score (the mean over the item's repeats
-    that have that score), ``n_repeats`` and the ``meta_*`` columns (first value per
-    item). ``repeats``: the source rows that were kept, with ``doc_id`` added.
+    that have that score), ``meta_n_repeats`` (how many repeats the item had: a count,
+    never a score) and the ``meta_*`` columns (first value per item). ``repeats``: the source rows that were kept, with ``doc_id`` added.
     ``cluster`` says in words how items were grouped; ``independent`` is True when they
     were not; ``excluded`` counts items left out for want of a cluster value.
     """
@@ -263,7 +266,8 @@ def _apply_missing(
 
 
 def _aggregate(frame: Any, scores: tuple[str, ...]) -> Any:
-    """One row per (system, item): score means over repeats (NaN-aware), n_repeats, meta."""
+    """One row per (system, item): score means over repeats (NaN-aware), the number of
+    repeats (``meta_n_repeats``: a ``meta_`` column, so no verb takes it for a score), meta."""
     import pandas as pd
 
     keys = [SYSTEM, ITEM]
@@ -271,12 +275,12 @@ def _aggregate(frame: Any, scores: tuple[str, ...]) -> Any:
     work = pd.concat([frame[keys], numeric], axis=1)
     grouped = work.groupby(keys, sort=False)
     out = grouped[list(scores)].mean()
-    out["n_repeats"] = grouped.size().astype(int)
-    meta = [c for c in frame.columns if str(c).startswith("meta_")]
+    out[REPEATS] = grouped.size().astype(int)
+    meta = [c for c in frame.columns if str(c).startswith("meta_") and c != REPEATS]
     firsts = frame.groupby(keys, sort=False)[["doc_id", *meta]].first()
     out = out.join(firsts).reset_index().rename(columns={ITEM: "query_id"})
     out["doc_id"] = out["doc_id"].map(_text)
-    return out[["query_id", "doc_id", SYSTEM, *scores, "n_repeats", *meta]]
+    return out[["query_id", "doc_id", SYSTEM, *scores, REPEATS, *meta]]
 
 
 def _nan_notes(frame: Any, scores: tuple[str, ...]) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ the tool, its version and how items were grouped into documents.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +34,8 @@ class Source:
 
     ``frame``: one row per system × item — ``query_id`` (the item), ``doc_id`` (its
     document, or the item itself when no cluster was chosen), ``system``, one column per
-    score (the item's mean over its repeats), ``n_repeats`` and the ``meta_*`` fields.
+    score (the item's mean over its repeats), ``meta_n_repeats`` (the item's number of
+    repeats) and the ``meta_*`` fields.
     ``runs``: the qrels and runs of a ranx/BEIR/MTEB file (``frame`` is then empty).
     """
 
@@ -59,6 +61,11 @@ def read_source(
     cluster_by: str | None = None,
     cluster_rule: str | None = None,
     missing_cluster: str = "exclude",
+    task: str | None = None,
+    all_runs: bool = False,
+    qrels: str | None = None,
+    run: str | Sequence[str] | None = None,
+    score: str | None = None,
 ) -> Source:
     """Read ``path`` written by another tool (``fmt``: ``inspect``, ``lm-eval``, ``helm``,
     ``ragas``, ``deepeval``, ``promptfoo``, ``ragchecker``, ``ranx``, ``beir``, ``mteb``;
@@ -66,16 +73,24 @@ def read_source(
     document (``meta_`` optional); ``cluster_rule`` ``"first-reference"`` or
     ``"component"`` groups items by their reference document ids; without either, items
     are treated as independent and the result says so. ``missing_cluster``: items without
-    a cluster value are ``"exclude"``-d (counted) or an ``"error"``."""
-    from ragstat.adapters.base import RunSource
+    a cluster value are ``"exclude"``-d (counted) or an ``"error"``.
+
+    Folders: ``task`` picks one task of an lm-eval or HELM folder (required when it holds
+    several); ``all_runs`` pools an inspect folder's reruns of one task and model as
+    repeats (default: the latest run of each, the others named in the notes); ``qrels``
+    and ``run`` (a name or a list, comma-separated) name the files of a ranx, BEIR or MTEB
+    folder. ``score`` (the score to be analysed) only makes a message more precise."""
+    from ragstat.adapters.base import ReadOptions, RunSource
     from ragstat.adapters.registry import read_source as read_file
     from ragstat.adapters.registry import resolve_format
 
     path = Path(path)
     _check_choice(cluster_rule, CLUSTER_RULES, "--cluster-rule")
     _check_choice(missing_cluster, MISSING_CLUSTER, "--missing-cluster")
+    runs = tuple(r.strip() for r in (run.split(",") if isinstance(run, str) else run or ()))
+    options = ReadOptions(task, all_runs, qrels, tuple(r for r in runs if r), score)
     name = resolve_format(path, fmt)
-    table = read_file(path, name)
+    table = read_file(path, name, options)
     if isinstance(table, RunSource):
         return _run_source(table, name)
     from ragstat.adapters.units import to_units
@@ -85,41 +100,36 @@ def read_source(
     return Source(frame=units.frame, scores=units.scores, info=info)
 
 
-def resolve_input(
-    path: Path,
-    fmt: str | None = None,
-    *,
-    cluster_by: str | None = None,
-    cluster_rule: str | None = None,
-    missing_cluster: str = "exclude",
-) -> Path | Source:
+def resolve_input(path: Path, fmt: str | None = None, **options: Any) -> Path | Source:
     """What a verb's FILE argument is: another tool's file (``--from`` or detected) as a
-    :class:`Source`, else the path itself (ragstat's own per-query table)."""
+    :class:`Source` read with ``options`` (those of :func:`read_source`), else the path
+    itself (ragstat's own per-query table)."""
     if fmt is None:
         if not path.is_file() or path.suffix.lower() in _NOT_SNIFFED:
-            _no_source_options(cluster_by, cluster_rule)
+            _no_source_options(options)
             return path
         from ragstat.adapters.registry import detect
 
         fmt = detect(path)
         if fmt is None:
-            _no_source_options(cluster_by, cluster_rule)
+            _no_source_options(options)
             return path
-    return read_source(
-        path,
-        fmt,
-        cluster_by=cluster_by,
-        cluster_rule=cluster_rule,
-        missing_cluster=missing_cluster,
-    )
+    return read_source(path, fmt, **options)
 
 
-def _no_source_options(cluster_by: str | None, cluster_rule: str | None) -> None:
-    if cluster_by is not None or cluster_rule is not None:
+_SOURCE_ONLY = {"task": "--task", "all_runs": "--all-runs", "qrels": "--qrels", "run": "--run"}
+
+
+def _no_source_options(options: dict[str, Any]) -> None:
+    if options.get("cluster_by") is not None or options.get("cluster_rule") is not None:
         raise InputError(
             "--cluster-by and --cluster-rule apply to another tool's file (--from FORMAT); "
             "for a ragstat table name the document column with --cluster"
         )
+    given = [flag for name, flag in _SOURCE_ONLY.items() if options.get(name)]
+    if given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise InputError(f"{' and '.join(given)} {verb} to another tool's files (--from FORMAT)")
 
 
 def _check_choice(value: str | None, choices: tuple[str, ...], option: str) -> None:
@@ -128,7 +138,9 @@ def _check_choice(value: str | None, choices: tuple[str, ...], option: str) -> N
 
 
 def _has_repeats(units: Units) -> bool:
-    return bool(len(units.frame)) and int(units.frame["n_repeats"].max()) > 1
+    from ragstat.adapters.units import REPEATS
+
+    return bool(len(units.frame)) and int(units.frame[REPEATS].max()) > 1
 
 
 def _components(units: Units) -> tuple[RepeatComponents, ...]:

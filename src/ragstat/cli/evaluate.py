@@ -21,11 +21,18 @@ def evaluate(
         typer.Argument(help="A ranx, BEIR or MTEB folder or file holding qrels and runs (--from)"),
     ] = None,
     qrels: Annotated[
-        Path | None, typer.Option(help="Qrels: TREC (qid 0 docid rel), JSONL, CSV or Parquet")
+        Path | None,
+        typer.Option(
+            help="Qrels: TREC (qid 0 docid rel), JSONL, CSV or Parquet; with FILES (a ranx, "
+            "BEIR or MTEB folder) the qrels file's name in it"
+        ),
     ] = None,
     run: Annotated[
         list[Path] | None,
-        typer.Option(help="Run file(s): TREC 6 columns, JSONL, CSV or Parquet"),
+        typer.Option(
+            help="Run file(s): TREC 6 columns, JSONL, CSV or Parquet; with FILES the run "
+            "files' names in the folder (other files are then left out)"
+        ),
     ] = None,
     from_format: o.FromFormat = None,
     metrics: Annotated[
@@ -61,7 +68,7 @@ def evaluate(
     )  # fmt: skip
     inputs = {"qrels": qrels, "files": files, **{f"run{i}": p for i, p in enumerate(runs)}}
     with recorded("evaluate", settings, inputs=inputs, out=out, force=force) as log:
-        data = _read_source(files, from_format) if files is not None else qrels
+        data = _read_source(files, from_format, qrels, run) if files is not None else qrels
         result = evaluate_runs(
             data, list(runs) if files is None else None, metrics=names, cluster_by=cluster_by,
             cluster_column=cluster_column, level=level, bootstrap_reps=bootstrap_reps, seed=seed,
@@ -73,22 +80,22 @@ def evaluate(
 
 
 def _check_inputs(files: Path | None, qrels: Path | None, runs: list[Path]) -> list[Path]:
-    """Either FILES (another tool's qrels and runs) or --qrels with --run."""
+    """Either FILES (another tool's qrels and runs, --qrels/--run naming files in it) or
+    --qrels with --run."""
     from ragstat.errors import InputError
 
     if files is not None:
-        if qrels is not None or runs:
-            raise InputError("give either FILES (--from ranx|beir|mteb) or --qrels and --run")
         return []
     if qrels is None or not runs:
         raise InputError("evaluate needs --qrels and --run (or FILES from ranx, BEIR or MTEB)")
     return runs
 
 
-def _read_source(files: Path, fmt: str | None) -> Any:
+def _read_source(files: Path, fmt: str | None, qrels: Path | None, runs: list[Path] | None) -> Any:
     from ragstat.api.sources import read_source
 
-    return read_source(files, fmt)
+    named = [str(r) for r in runs or []]
+    return read_source(files, fmt, qrels=None if qrels is None else str(qrels), run=named)
 
 
 def _write(log: RunLog, result: EvaluationReport, qrels: Path | None, runs: list[Path]) -> None:

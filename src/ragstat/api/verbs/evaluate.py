@@ -238,8 +238,20 @@ def evaluate(
         pair = (labels[0], labels[1])
         paired = _paired(table, pair, clusters, names, noun, level, seed, bootstrap_reps)
     return EvaluationReport(
-        clustering, level, seed, bootstrap_reps, tuple(names), per, paired, source=info
-    )
+        clustering, level, seed, bootstrap_reps, tuple(names), per, paired,
+        source=_clustered_info(info, clustering),
+    )  # fmt: skip
+
+
+def _clustered_info(info: SourceInfo | None, clustering: Clustering) -> SourceInfo | None:
+    """The source's sentence says how the queries were grouped here (not "independent"
+    when a mapping or the qrels' documents grouped them)."""
+    if info is None or clustering.by in (None, "query") or "independent" in clustering.note:
+        return info
+    groups = clustering.to_dict()["clusters"]
+    noun = cluster_noun(clustering.by)
+    cluster = f"{groups} {noun} ({clustering.note})"
+    return replace(info, independent=False, cluster=cluster, documents=groups)
 
 
 def _from_source(qrels: Any, runs: Any) -> tuple[Any, Any, SourceInfo | None]:
