@@ -21,8 +21,9 @@ def label(path: Path, data: Any) -> str:
 def print_source(
     data: Any, *, systems: Sequence[str] | None = None, score: str | None = None
 ) -> None:
-    """The sentence, the reader's notes and, with repeats, each score's variance split
-    (``data``: a ``Source`` or its ``SourceInfo``; anything else prints nothing). With
+    """The sentence, the tool's own numbers beside ragstat's (when the verb set them), the
+    reader's notes and, with repeats, each score's variance split (``data``: a ``Source``,
+    its ``SourceInfo`` or a result's ``source``; anything else prints nothing). With
     ``systems``/``score`` only what concerns the analysed systems and score is shown."""
     info = getattr(data, "info", data)
     if not hasattr(info, "sentence"):
@@ -39,6 +40,8 @@ def print_source(
 
     c = console()
     c.print(markup(info.sentence()), emoji=False)
+    for comparison in getattr(info, "comparisons", ()):
+        c.print(f"  {markup(comparison.sentence)}", emoji=False)
     for note in filter(wanted, info.notes):
         c.print(f"  [dim]{markup(note)}[/]", emoji=False)
     for r in info.repeats:

@@ -24,7 +24,14 @@ from ragstat.report.model import (
     Report,
 )
 
-__all__ = ["generator", "now", "report_from_comparison", "report_from_interval"]
+__all__ = ["generator", "now", "report_from_comparison", "report_from_interval", "source_line"]
+
+
+def source_line(source: str, info: object) -> str:
+    """The report's source fact: ``source``, then, for another tool's file whose verb set
+    them, the tool's own numbers beside ragstat's (one sentence each)."""
+    said = [c.sentence for c in getattr(info, "comparisons", ())]
+    return " ".join([source, *said]) if said else source
 
 
 def now() -> str:
@@ -190,7 +197,7 @@ def report_from_interval(
         verdicts=tuple(describe(h, report.score) for h in headlines(report).values()),
         kind="interval",
         title=title or f"{report.score} — {source}",
-        source=source,
+        source=source_line(source, report.source),
         created=created or now(),
         checklist=common.checklist,
         excluded_counts=dict(excluded or {}),
@@ -250,7 +257,7 @@ def report_from_comparison(
         verdicts=tuple(v.sentence for v in found),
         kind="comparison",
         title=title or f"{a} vs {b} — {source}",
-        source=source,
+        source=source_line(source, result.report.source),
         created=created or now(),
         checklist=common.checklist,
         excluded_counts=dict(excluded or {}),
