@@ -227,6 +227,7 @@ class GateCheck:
         from ragstat.api.verbs.gate import gate
         from ragstat.errors import RagstatError
 
+        error: str | None = None
         try:
             spec = self._spec(metric, condition, baseline, estimand, slice, name, inconclusive)
             inputs = {"candidate": self._input(data, "candidate", cluster, system)}
@@ -235,7 +236,9 @@ class GateCheck:
             settings = {"level": level, "seed": seed, "bootstrap_reps": bootstrap_reps}
             report = gate({**settings, "inputs": inputs, "gates": [spec]}, base=Path.cwd())
         except RagstatError as exc:
-            pytest.fail(f"ragstat_gate: {exc}", pytrace=False)
+            error = str(exc)
+        if error is not None:  # outside the except block: one line, no chained traceback
+            pytest.fail(f"ragstat_gate: {error}", pytrace=False)
         g = report.gates[0]
         if g.outcome == "fail" or (g.outcome == "inconclusive" and inconclusive == "blocks"):
             pytest.fail(f"{g.summary()} ({g.evidence})", pytrace=False)
@@ -264,7 +267,10 @@ class GateCheck:
                 else f"{word} takes no baseline (not_worse_than, better_than and "
                 "equivalent_within compare with one)"
             )  # fmt: skip
-        spec: dict[str, Any] = {"name": name or f"{metric} {word} {value}", "kind": kind}
+        spec: dict[str, Any] = {
+            "name": name or f"{metric} {word.replace('_', ' ')} {value}",
+            "kind": kind,
+        }
         spec |= {"metric": metric, "estimand": estimand, key: value}
         return spec | ({"slice": dict(slice)} if slice else {})
 
