@@ -208,7 +208,9 @@ def _layout(path: Path, options: ReadOptions) -> tuple[Path, list[Path], list[st
             runs = [p for p in runs if p not in other]
             if other:
                 names = ", ".join(p.name for p in other)
-                notes.append(f"text files that are not TREC runs, left out: {names} (name runs with --run)")
+                notes.append(
+                    f"text files that are not TREC runs, left out: {names} (name runs with --run)"
+                )
     else:
         runs = [path]
     if not runs:

@@ -4,7 +4,7 @@
 ``success``, ``namedScores`` (each a score column), ``testIdx``, ``promptIdx``,
 ``provider`` and ``vars``. ``item_id``: the test's ``description`` when it has one, else
 ``test <testIdx>``; ``system``: ``"<provider id> / <prompt label>"``; vars →
-``meta_vars.<name>``. With ``--repeat N`` promptfoo runs each test N times and numbers
+``meta_vars.<name>``, the test's ``metadata`` as ``meta_metadata.<key>``. With ``--repeat N`` promptfoo runs each test N times and numbers
 the copies with consecutive ``testIdx`` values (``runtimeOptions.repeat`` = N): ``repeat``
 numbers a test's rows per system in ``testIdx`` order.
 Aggregates, from ``results.prompts[].metrics``: the pass rate
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, ReadOptions, SourceTable
-from ragstat.adapters.values import is_number, json_file, number, scalar
+from ragstat.adapters.values import flatten, is_number, json_file, number, scalar
 from ragstat.errors import InputError
 from ragstat.records.textio import open_regular, read_json_file
 
@@ -170,7 +170,20 @@ def _row(
     scores = result.get("namedScores") or {}
     row.update({name: number(scores.get(name)) for name in named})
     row.update({f"meta_vars.{k}": scalar(v) for k, v in variables.items()})
+    flatten("meta_metadata", _metadata(test, result), row)
     return row
+
+
+def _metadata(test: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """The test's ``metadata`` (a config's ``tests[].metadata``), with the result's own
+    metadata keys that are not promptfoo's internal ones (``_…``) where the test has none."""
+    out = dict(test.get("metadata") or {}) if isinstance(test.get("metadata"), dict) else {}
+    extra = result.get("metadata")
+    if isinstance(extra, dict):
+        for key, value in extra.items():
+            if not str(key).startswith("_"):
+                out.setdefault(str(key), value)
+    return out
 
 
 def _system(result: dict[str, Any], prompts: list[Any]) -> str:

@@ -15,6 +15,8 @@ import ast
 import io
 import json
 import math
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,10 +87,39 @@ def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
                 "unsupported, save it with ragas 0.2 or later (user_input/retrieved_contexts)"
             )
         raise InputError(f"{path}: not a ragas result table (no user_input column)")
+    frame, index, note = _without_index(frame)
     scores = _score_columns(frame)
     if not scores:
         raise InputError(f"{path}: ragas result table with no metric (score) columns")
-    return _table(path, frame, scores)
+    table = _table(path, frame, scores, index)
+    return replace(table, notes=(*note, *table.notes))
+
+
+#: pandas' names for a saved row index: ``Unnamed: 0`` (CSV), ``__index_level_0__``
+#: (Parquet), or a first column named ``index`` or nothing holding 0, 1, …, n − 1.
+_INDEX = re.compile(r"^(Unnamed: 0|__index_level_0__|index|)$")
+
+
+def _without_index(frame: Any) -> tuple[Any, list[str] | None, tuple[str, ...]]:
+    """The table without pandas' saved row index (``to_csv(path)`` writes it as a first
+    column with no name, read back as ``Unnamed: 0``; Parquet as ``__index_level_0__``):
+    its values as text (the item ids when the table has no id column) and a note."""
+    import pandas as pd
+
+    if frame.shape[1] == 0:
+        return frame, None, ()
+    first = str(frame.columns[0])
+    if not _INDEX.match(first):
+        return frame, None, ()
+    values = frame.iloc[:, 0]
+    numbers = pd.to_numeric(values, errors="coerce")
+    if first in ("", "index") and not numbers.equals(
+        pd.Series(range(len(frame)), dtype=numbers.dtype)
+    ):
+        return frame, None, ()  # a named column that is not a row number: kept
+    shown = first or "(no name)"
+    note = (f"{shown}: pandas' saved row index (to_csv without index=False); not a score",)
+    return frame.drop(columns=[frame.columns[0]]), [_text(v) for v in values], note
 
 
 def _load(path: Path) -> Any:
@@ -128,12 +159,17 @@ def _score_columns(frame: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _table(path: Path, frame: Any, scores: tuple[str, ...]) -> SourceTable:
+def _table(
+    path: Path, frame: Any, scores: tuple[str, ...], index: list[str] | None = None
+) -> SourceTable:
     import pandas as pd
 
     id_col = next((c for c in _IDS if c in frame.columns), None)
     notes = [f"system: the file name ({path.stem}); a ragas result holds one system"]
-    if id_col is None:
+    if id_col is None and index is not None:
+        items = index
+        notes.append("item_id: the saved row index (the file has no id or item_id column)")
+    elif id_col is None:
         items = [str(i) for i in range(len(frame))]
         notes.append("item_id: the row number (the file has no id or item_id column)")
     else:

@@ -19,7 +19,14 @@ if TYPE_CHECKING:
     from ragstat.adapters.base import RunSource, SourceTable
     from ragstat.adapters.units import Units
 
-__all__ = ["CLUSTER_RULES", "MISSING_CLUSTER", "Source", "read_source", "resolve_input"]
+__all__ = [
+    "CLUSTER_RULES",
+    "MISSING_CLUSTER",
+    "Source",
+    "pair_sources",
+    "read_source",
+    "resolve_input",
+]
 
 CLUSTER_RULES = ("first-reference", "component")
 MISSING_CLUSTER = ("exclude", "error")
@@ -199,3 +206,60 @@ def _run_source(runs: RunSource, fmt: str) -> Source:
         noun="queries",
     )
     return Source(frame=pd.DataFrame(), scores=(), info=info, runs=runs)
+
+
+def pair_sources(
+    a: Source, b: Source, systems: tuple[str, str] | None = None
+) -> tuple[Source, tuple[str, str]]:
+    """Two tools' files as one table with the two systems to compare: A's system (the
+    only one, or ``systems[0]``) and B's (``systems[1]``); the same name in both files is
+    told apart by the file names."""
+    import pandas as pd
+
+    picked = [_one_system(s, None if systems is None else systems[i], "AB"[i])
+              for i, s in enumerate((a, b))]  # fmt: skip
+    names = list(picked)
+    if names[0] == names[1]:
+        stems = [Path(s.info.path).stem or s.info.path for s in (a, b)]
+        names = [f"{n} ({stem})" for n, stem in zip(names, stems, strict=True)]
+        if names[0] == names[1]:
+            names = [f"{n} ({side})" for n, side in zip(picked, "AB", strict=True)]
+    parts = [
+        s.frame[s.frame["system"].astype(str) == p].assign(system=n)
+        for s, p, n in zip((a, b), picked, names, strict=True)
+    ]
+    scores = tuple(x for x in a.scores if x in b.scores)
+    if not scores:
+        raise InputError(f"{a.info.path} and {b.info.path} share no score")
+    notes = tuple(f"{Path(s.info.path).name}: {n}" for s in (a, b) for n in s.info.notes)
+    info = SourceInfo(
+        tool=a.info.tool if a.info.tool == b.info.tool else f"{a.info.tool} and {b.info.tool}",
+        version=a.info.version if a.info.version == b.info.version else None,
+        format=a.info.format,
+        path=f"{a.info.path} vs {b.info.path}",
+        items=len(set(parts[0]["query_id"]) | set(parts[1]["query_id"])),
+        documents=len(set(parts[0]["doc_id"]) | set(parts[1]["doc_id"])),
+        cluster=a.info.cluster,
+        independent=a.info.independent,
+        excluded=a.info.excluded + b.info.excluded,
+        notes=notes,
+        repeats=a.info.repeats + b.info.repeats,
+    )
+    frame = pd.concat(parts, ignore_index=True)
+    return Source(frame=frame, scores=scores, info=info), (names[0], names[1])
+
+
+def _one_system(source: Source, name: str | None, side: str) -> str:
+    present = sorted(source.frame["system"].astype(str).unique())
+    if name is not None:
+        if name not in present:
+            raise InputError(
+                f"{source.info.path}: no system {name!r} (systems: {', '.join(present)})"
+            )
+        return name
+    if len(present) != 1:
+        raise InputError(
+            f"{source.info.path}: {len(present)} systems ({', '.join(present[:6])}); name "
+            f"the one of each file with --systems A,B ({side} is this file's)"
+        )
+    return present[0]

@@ -17,9 +17,20 @@ if TYPE_CHECKING:
     from ragstat.api.verbs.compare import ComparisonRun
 
 A = Annotated[Path, typer.Argument(help="Per-query table of system A (or of both, with --systems)")]
-B = Annotated[Path | None, typer.Argument(help="Per-query table of system B")]
+B = Annotated[
+    Path | None,
+    typer.Argument(help="Per-query table of system B (another tool's file: read like A)"),
+]
+FromB = Annotated[
+    str | None,
+    typer.Option("--from-b", help="B is another tool's file of another format than A's --from"),
+]
 Systems = Annotated[
-    str | None, typer.Option(help="A,B: the two systems of a single table's system column")
+    str | None,
+    typer.Option(
+        help="A,B: the two systems of a single table's system column (two tools' files: "
+        "A's system and B's)"
+    ),
 ]
 QueryId = Annotated[str, typer.Option(help="Column that identifies a query in both tables")]
 OnMissing = Annotated[
@@ -44,6 +55,7 @@ class CompareOptions(
 ):
     a: A
     b: B = None
+    from_b: FromB = None
     systems: Systems = None
     cluster: o.Cluster = "doc_id"
     score: o.Score = None
@@ -72,10 +84,11 @@ def compare(a: CompareOptions) -> None:
     inputs = {"a": a.a, "b": a.b, "population_file": a.population_file}
     with recorded("compare", settings_of(a), inputs=inputs, out=a.out, force=a.force) as log:
         data = a.source(a.a)
-        source = label(a.a, data) + (f" vs {a.b}" if a.b else "")
+        data_b = a.source(a.b, a.from_b) if a.b is not None else None
+        source = label(a.a, data) + (f" vs {label(a.b, data_b)}" if a.b else "")
         run = compare_run(
             data,
-            a.b,
+            data_b,
             systems=a.systems,
             cluster=a.cluster,
             score=a.score,
@@ -101,7 +114,11 @@ def compare(a: CompareOptions) -> None:
         _write(log, run, source)
 
     def render() -> None:
-        print_source(data, systems=result.systems, score=run.score)
+        if data_b is None or not hasattr(data_b, "info"):
+            print_source(data, systems=result.systems, score=run.score)
+        else:  # two tools' files: each one's sentence and notes
+            print_source(data, score=run.score)
+            print_source(data_b, score=run.score)
         _render(result, source)
 
     o.emit(result, a.as_json, render)

@@ -14,26 +14,29 @@ from ragstat.cli.sources import print_source
 if TYPE_CHECKING:  # the library is imported when the verb runs: a lean start for the others
     from ragstat.api.evaluation import EvaluationReport
 
+Qrels = Annotated[
+    Path | None,
+    typer.Option(
+        help="Qrels: TREC (qid 0 docid rel), JSONL, CSV or Parquet; with FILES (a ranx, "
+        "BEIR or MTEB folder) the qrels file's name in it"
+    ),
+]
+Runs = Annotated[
+    list[Path] | None,
+    typer.Option(
+        help="Run file(s): TREC 6 columns, JSONL, CSV or Parquet; with FILES the run "
+        "files' names in the folder (other files are then left out)"
+    ),
+]
+
 
 def evaluate(
     files: Annotated[
         Path | None,
         typer.Argument(help="A ranx, BEIR or MTEB folder or file holding qrels and runs (--from)"),
     ] = None,
-    qrels: Annotated[
-        Path | None,
-        typer.Option(
-            help="Qrels: TREC (qid 0 docid rel), JSONL, CSV or Parquet; with FILES (a ranx, "
-            "BEIR or MTEB folder) the qrels file's name in it"
-        ),
-    ] = None,
-    run: Annotated[
-        list[Path] | None,
-        typer.Option(
-            help="Run file(s): TREC 6 columns, JSONL, CSV or Parquet; with FILES the run "
-            "files' names in the folder (other files are then left out)"
-        ),
-    ] = None,
+    qrels: Qrels = None,
+    run: Runs = None,
     from_format: o.FromFormat = None,
     metrics: Annotated[
         str, typer.Option(help="e.g. ndcg@10,recall@10,mrr,map,p@10,hit@5,rprec")

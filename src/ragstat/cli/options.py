@@ -80,6 +80,18 @@ MissingCluster = Annotated[
         help="Another tool's file: items without a cluster value: exclude (counted) | error"
     ),
 ]
+Task = Annotated[
+    str | None,
+    typer.Option(help="Another tool's folder (lm-eval, HELM): the one task to read"),
+]
+AllRuns = Annotated[
+    bool,
+    typer.Option(
+        "--all-runs",
+        help="An inspect folder with reruns of a task and model: pool them as repeats "
+        "(default: the latest run of each)",
+    ),
+]
 NonNumeric = Annotated[
     str,
     typer.Option(
@@ -178,18 +190,31 @@ class SourceOptions:
     cluster_by: ClusterBy = None
     cluster_rule: ClusterRule = None
     missing_cluster: MissingCluster = "exclude"
+    task: Task = None
+    all_runs: AllRuns = False
 
-    def source(self, path: Path) -> Any:
-        """``path`` itself (a ragstat table) or the other tool's file as a ``Source``."""
+    def source(self, path: Path, fmt: str | None = None) -> Any:
+        """``path`` itself (a ragstat table) or the other tool's file as a ``Source``
+        (``fmt``, else ``--from``); the verb's score, if named, sharpens a message."""
         from ragstat.api.sources import resolve_input
 
-        return resolve_input(
+        data = resolve_input(
             path,
-            self.from_format,
+            fmt or self.from_format,
             cluster_by=self.cluster_by,
             cluster_rule=self.cluster_rule,
             missing_cluster=self.missing_cluster,
+            task=self.task,
+            all_runs=self.all_runs,
+            score=getattr(self, "score", None),
         )
+        info = getattr(data, "info", None)
+        if getattr(data, "runs", None) is not None and info is not None:
+            raise InputError(
+                f"{path}: {info.tool} qrels and runs, not per-item scores; score them with "
+                f"ragstat evaluate {path} --from {info.format}"
+            )
+        return data
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -19,6 +19,7 @@ from ragstat.api.design import (
     strata_column,
 )
 from ragstat.api.score_bounds import difference_bounds
+from ragstat.api.sources import Source, pair_sources
 from ragstat.errors import InputError
 from ragstat.inference import DEFAULT_REPS
 from ragstat.inference.paired import ComparisonReport
@@ -82,7 +83,8 @@ def compare(
 
     Either two per-query tables ``a`` and ``b`` (paths, DataFrames or pyarrow Tables)
     aligned on ``query_id``, or one table ``a`` with a system column and
-    ``systems=("A", "B")``. ``on_missing="drop"`` drops queries found in one table only
+    ``systems=("A", "B")``. Two other tools' files (:func:`~ragstat.read_source` each)
+    compare paired by item: the one system of each, or ``systems`` naming A's and B's. ``on_missing="drop"`` drops queries found in one table only
     (counted in the result); the default is an error naming them. Every interval is checked
     against the difference's range [lo − hi, hi − lo]: ``score_range`` ("LO,HI") if declared,
     else [0, 1] when every value of A and B lies there ([−1, 1]), else none is known. A
@@ -198,7 +200,7 @@ def compare_run(
     """:func:`compare` with the per-document differences it used."""
     if on_missing not in ON_MISSING:
         raise InputError(f"--on-missing must be one of {', '.join(ON_MISSING)}, got {on_missing!r}")
-    pair = parse_systems(systems) or _source_pair(a, b)
+    a, b, pair = _sides(a, b, systems)
     with ExitStack() as stack:
         path_a = stack.enter_context(as_path(a, "a"))
         path_b = None if b is None else stack.enter_context(as_path(b, "b"))
@@ -232,6 +234,16 @@ def compare_run(
         )
     result = _left_out(result, score, table.pairing.non_numeric)
     return ComparisonRun(_named_source(result, a), stats, score)
+
+
+def _sides(
+    a: Data, b: Data | None, systems: str | Sequence[str] | None
+) -> tuple[Data, Data | None, tuple[str, str] | None]:
+    """The tables and the pair of systems: two tools' files become one table."""
+    if isinstance(a, Source) and isinstance(b, Source):
+        both, pair = pair_sources(a, b, parse_systems(systems))
+        return both, None, pair
+    return a, b, parse_systems(systems) or _source_pair(a, b)
 
 
 def _left_out(result: ComparisonReport, score: str, dropped: tuple[int, int]) -> ComparisonReport:
