@@ -4,7 +4,8 @@ The logs under tests/fixtures/integrations/inspect/ come from a real ``inspect e
 with the metrics attached (scripts/adapters/make_inspect_metric_fixture.py, inspect-ai
 0.3.285, mockllm). The values inspect stored in each log's results must equal what
 ``ragstat interval LOG --from inspect --cluster-by source_doc`` reports for cr2_bm, and
-the paired difference what ``ragstat compare`` reports on the two logs, to 1e-12; both are
+the paired difference what ``ragstat compare A B --from inspect`` reports on the two logs,
+to 1e-12; both are
 also checked against a dense-matrix CR2 / Bell–McCaffrey computation written here from
 the definitions. None of this needs inspect_ai; the tests that do skip without it.
 """
@@ -161,7 +162,8 @@ def test_inspect_own_stderr_is_cr1_and_differs():
     assert abs(logged["stderr"] - logged["clustered_se"]) > 1e-4
 
 
-def test_logged_difference_equals_ragstat_compare():
+def test_logged_difference_equals_ragstat_compare(capsys):
+    """``ragstat compare candidate.eval baseline.eval --from inspect``, and the same in Python."""
     results = _results(CANDIDATE)
     cand = read_source(CANDIDATE, "inspect", cluster_by="source_doc")
     base = read_source(BASELINE, "inspect", cluster_by="source_doc")
@@ -169,14 +171,23 @@ def test_logged_difference_equals_ragstat_compare():
         logged = {k: m["value"] for k, m in results[scorer].items()}
         params = results[scorer]["difference"]["params"]
         assert params == {"baseline": "baseline.eval", "cluster": "source_doc", "score": scorer}
-        report = ragstat.compare(cand, base, score=scorer, seed=1).to_dict()
-        row = _cr2_row(report)
+        full = scorer == "includes_doc"  # every method once; cr2_bm alone elsewhere (faster)
+        rc, out, _ = cli(
+            capsys, "compare", CANDIDATE, BASELINE, "--from", "inspect", "--cluster-by",
+            "source_doc", "--score", scorer, "--seed", 1, "--json",
+            *(() if full else ("--methods", "cr2_bm")),
+        )  # fmt: skip
+        assert rc == 0
+        report = json.loads(out)
+        assert report["paired"]["systems"] == ["mockllm/candidate", "mockllm/baseline"]
+        python = ragstat.compare(cand, base, score=scorer, methods=["cr2_bm"], seed=1).to_dict()
         assert report["paired"]["pairing"]["matched"] == logged["pairs"] == 24
         assert logged["unpaired"] == 0
         pairs = [("difference", "estimate"), ("difference_se", "se"), ("difference_df", "df"),
                  ("difference_lower", "lower"), ("difference_upper", "upper")]  # fmt: skip
-        for key, field in pairs:
-            assert abs(logged[key] - row[field]) <= TOL, (scorer, key, logged[key], row[field])
+        for row in (_cr2_row(report), _cr2_row(python)):
+            for key, field in pairs:
+                assert abs(logged[key] - row[field]) <= TOL, (scorer, key, logged[key], row[field])
         # and from the definitions: the per-sample differences, clustered
         ids_a, docs, ya = _samples(CANDIDATE, scorer)
         ids_b, _, yb = _samples(BASELINE, scorer)
