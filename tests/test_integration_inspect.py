@@ -5,9 +5,9 @@ with the metrics attached (scripts/adapters/make_inspect_metric_fixture.py, insp
 0.3.285, mockllm). The values inspect stored in each log's results must equal what
 ``ragstat interval LOG --from inspect --cluster-by source_doc`` reports for cr2_bm, and
 the paired difference what ``ragstat compare A B --from inspect`` reports on the two logs,
-to 1e-12; both are
-also checked against a dense-matrix CR2 / Bell–McCaffrey computation written here from
-the definitions. None of this needs inspect_ai; the tests that do skip without it.
+to 1e-12; both are also checked against a dense-matrix CR2 / Bell–McCaffrey computation
+written here from the definitions. None of this needs inspect_ai; the tests that do skip
+without it.
 """
 
 from __future__ import annotations

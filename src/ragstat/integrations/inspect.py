@@ -6,7 +6,8 @@ Attach them to a scorer (``@scorer(metrics=[...])``) or a task (``Task(metrics=[
 
     @scorer(metrics=[accuracy(), clustered_stderr(cluster="source_doc"),
                      clustered_ci(cluster="source_doc"),
-                     paired_difference(baseline="logs/baseline.eval", cluster="source_doc")])
+                     paired_difference(baseline="logs/baseline.eval", score="includes",
+                                       cluster="source_doc")])
 
 ``cluster`` names the sample metadata field that holds each sample's document (a dotted
 path reaches into nested metadata). Every number is what ``ragstat interval LOG --from
@@ -206,10 +207,11 @@ def paired_difference(
 
     ``score`` names the baseline's score: the scorer's name (a dict-valued scorer's key as
     ``scorer.key``); inspect does not tell a metric which scorer it serves once the epochs
-    are reduced, so it is needed unless the baseline has a single score. A sample of this run that the baseline did
-    not score is an error, or with ``on_missing="drop"`` left out; ``unpaired`` counts the
-    samples of either run left without a partner (baseline samples this run has not scored
-    yet — inspect also computes metrics while the eval runs — or left out by ``--limit``).
+    are reduced, so it is needed unless the baseline has a single score. A sample of this
+    run that the baseline did not score is an error, or with ``on_missing="drop"`` left
+    out; ``unpaired`` counts the samples of either run left without a partner (baseline
+    samples this run has not scored yet — inspect also computes metrics while the eval
+    runs — or left out by ``--limit``).
     """
     _check_level(level)
     if on_missing not in ON_MISSING:
