@@ -68,6 +68,25 @@ def test_the_readme_fits_on_a_screen_with_the_two_commands():
     assert "mkdocs serve" in text
 
 
+def test_ci_installs_and_tests_exactly_as_the_readme_says():
+    """.ci/run proves the README: a fresh venv, exactly ``pip install -e ".[dev]"``, then
+    the README's fast tier (0 errors with nothing else installed), the site, then the slow
+    tier (only the torch-based extra is added before it)."""
+    lines = [
+        line.split("#", 1)[0].strip()
+        for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    ]
+    steps = [line for line in lines if line]
+    install = steps.index('python -m pip install --quiet -e ".[dev]"')
+    fast = steps.index("python -m pytest")
+    site = next(i for i, s in enumerate(steps) if "mkdocs build --strict" in s)
+    dense = steps.index('python -m pip install --quiet -e ".[dense]"')
+    slow = steps.index("python -m pytest -m slow")
+    assert install < fast < dense < slow and fast < site
+    assert not any("pip install" in s for s in steps[install + 1 : fast])  # nothing added
+    assert "python3 -m venv .venv-ci" in steps[:install]
+
+
 def test_every_benchmark_the_docs_name_exists():
     named = set()
     for page in [README, ROOT / "benchmarks" / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
