@@ -78,6 +78,7 @@ ADAPTER_FILES = {
     "from-tools/inspect-logs": ("inspect/eval", ("*.eval",)),
     "from-tools/promptfoo": ("promptfoo", ("results.json",)),
     "from-tools/lm-eval": ("lm_eval", ("*/samples_passages_mc_*", "*/results_*")),
+    "from-tools/inspect-metrics": ("../integrations/inspect", ("*.eval",)),
 }
 DEMO_COMMAND = "ragstat demo --out ragstat-demo"
 DEMO_OUTPUT = ".demo-output.txt"  # the demo's terminal output, kept in the working folder
