@@ -230,3 +230,30 @@ def test_inert_unless_asked(pytester: pytest.Pytester) -> None:
     assert "release gates decided by ragstat" in help_text and "--ragstat-gates" in help_text
     off = pytester.runpytest_subprocess("-p", "no:ragstat", "--ragstat-gates", "x.toml")
     assert off.ret == pytest.ExitCode.USAGE_ERROR  # the option is the plugin's
+
+
+def test_windows_are_one_test_each(pytester: pytest.Pytester, gates_dir: Path) -> None:
+    """A file deciding per day: one test per gate and window, each with its window's outcome."""
+    import pandas as pd
+
+    table = pd.read_csv(gates_dir / "scores.csv")
+    day = ["2026-01-01" if int(d[-2:]) < 12 else "2026-01-02" for d in table["doc_id"]]
+    table.assign(time=day).to_csv(gates_dir / "daily.csv", index=False)
+    text = (gates_dir / "gates.toml").read_text(encoding="utf-8")
+    text = text.replace('path = "scores.csv"', 'path = "daily.csv"').replace("0.60", "0.40")
+    text = text.replace(
+        "bootstrap_reps = 999\n",
+        'bootstrap_reps = 999\nwindow = { column = "time", every = "D" }\n',
+    )
+    (gates_dir / "daily.toml").write_text(text, encoding="utf-8")
+    report = ragstat.gate(gates_dir / "daily.toml")
+    assert len(report.gates) == 6
+    result = pytester.runpytest("--ragstat-gates", "daily.toml", "--junitxml", "daily.xml")
+    expected = {
+        f"{g.name} [{g.window}]": "failure" if g.blocks(report.inconclusive_blocks)
+        else "passed" if g.outcome == "pass" else "skipped"
+        for g in report.gates
+    }  # fmt: skip
+    assert _cases((gates_dir / "daily.xml").read_text(encoding="utf-8")) == expected
+    assert set(expected.values()) >= {"failure", "passed"}
+    assert result.ret == report.exit_code()

@@ -161,7 +161,7 @@ class GateItem(pytest.Item):
             return
         if g.blocks(report.inconclusive_blocks):
             raise GateFailure(f"{g.summary()}\n{g.evidence}; gate {g.name!r} of {self.parent.arg}")
-        why = "advisory gate, does not block" if not g.spec.blocking else "inconclusive passes"
+        why = "advisory gate, does not block" if not g.spec.blocking else "inconclusive gates pass"
         pytest.xfail(g.summary(f" ({why})"))
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
