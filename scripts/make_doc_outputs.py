@@ -77,7 +77,7 @@ ADAPTERS = ROOT / "tests" / "fixtures" / "adapters"
 ADAPTER_FILES = {
     "from-tools/inspect-logs": ("inspect/eval", ("*.eval",)),
     "from-tools/promptfoo": ("promptfoo", ("results.json",)),
-    "from-tools/lm-eval": ("lm_eval", ("*/samples_passages_mc_*", "*/results_*")),
+    "from-tools/lm-eval": ("lm_eval", ("*/*",)),
     "from-tools/inspect-metrics": ("../integrations/inspect", ("*.eval",)),
 }
 DEMO_COMMAND = "ragstat demo --out ragstat-demo"

@@ -234,3 +234,22 @@ def test_demo_verdict_is_in_points(demo_workdir):
     result = ragstat.compare(demo, systems=("bm25", "tfidf"), seed=1)
     sentence = result.to_dict()["verdicts"][0]["sentence"]
     assert "by 2.2 points" in sentence, sentence
+
+
+def test_a_difference_of_rounding_noise_is_zero_not_a_signal():
+    """Two runs equal up to floating-point rounding (0.1 + 0.2 against 0.3): the paired
+    differences are ~5e-17 each; that is a zero standard error (no interval) and a
+    difference of +0.0 points, never '+0.0000000000000055 points' with a 1e-17-wide
+    interval."""
+    rows = [
+        {"system": system, "query_id": f"q{i}", "doc_id": f"d{i % 6}", "score": value}
+        for i in range(24)
+        for system, value in (("a", 0.1 + 0.2 + (i % 3) / 10), ("b", 0.3 + (i % 3) / 10))
+    ]
+    result = ragstat.compare(pd.DataFrame(rows), systems=("a", "b"), score_range="0,1", seed=1)
+    verdicts = result.to_dict()["verdicts"]
+    assert verdicts, result
+    for verdict in verdicts:
+        sentence = verdict["sentence"]
+        assert "+0.0 points" in sentence and "0.0000" not in sentence, sentence
+        assert "zero standard error" in sentence, sentence

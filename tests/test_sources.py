@@ -42,9 +42,9 @@ def test_inspect_clustered_se_is_cr1_on_the_item_means():
     x = alpha["grade"].to_numpy(float)
     docs = alpha["doc_id"].to_numpy()
     u = np.array([(x[docs == d] - x.mean()).sum() for d in np.unique(docs)])
-    reported = next(n for n in logs.info.notes if "mockllm/alpha" in n and "for grade" in n)
-    inspect_se = float(reported.split("stderr ")[1].split()[0])
-    assert se_cr1(u, len(x)) == pytest.approx(inspect_se, abs=5e-7)  # the note rounds to 6 digits
+    reported = logs.info.tool_value("mockllm/alpha", "grade")
+    assert reported.se_method == "cr1" and reported.cluster == "source_doc"
+    assert abs(se_cr1(u, len(x)) - reported.se) <= 1e-12  # the log's own value
 
 
 def test_two_systems_in_one_file_are_compared_paired_by_item():

@@ -50,6 +50,9 @@ class SourceTable:
     source: str
     aggregates: dict[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: The tool's own standard error per key of ``aggregates``, when the file has one:
+    #: ``(se, method, label, cluster)`` (see ``adapters/reported_errors.py``).
+    errors: dict[str, tuple[float, str, str, str | None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

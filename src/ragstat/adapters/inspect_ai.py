@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, ReadOptions, SourceTable
+from ragstat.adapters.reported_errors import Reported, inspect_stderr
 from ragstat.adapters.values import flatten, json_file
 from ragstat.errors import InputError
 from ragstat.records.textio import open_regular, parse_json_line, regular_file
@@ -185,10 +186,11 @@ def _rows(
 
 def _aggregates(
     system: str, log: dict[str, Any], columns: set[str]
-) -> tuple[dict[str, float], list[str]]:
-    """inspect's reported accuracy/mean per score column, and notes."""
+) -> tuple[dict[str, float], list[str], dict[str, Reported]]:
+    """inspect's reported accuracy/mean per score column, notes, and its stderr per column."""
     out: dict[str, float] = {}
     notes: list[str] = []
+    errors: dict[str, Reported] = {}
     for entry in (log.get("results") or {}).get("scores") or []:
         name, scorer = str(entry.get("name")), str(entry.get("scorer") or entry.get("name"))
         column = name if name in columns else f"{scorer}.{name}"
@@ -205,14 +207,10 @@ def _aggregates(
             if metric in metrics and metrics[metric].get("value") is not None:
                 out[f"{system}/{column}"] = float(metrics[metric]["value"])
                 break
-        stderr = metrics.get("stderr") or {}
-        cluster = (stderr.get("params") or {}).get("cluster")
-        if cluster and stderr.get("value") is not None:
-            notes.append(
-                f"{system}: inspect reported stderr {float(stderr['value']):.6g} for {column} "
-                f"clustered by {cluster} (CR1)"
-            )
-    return out, notes
+        reported = inspect_stderr(metrics)
+        if reported is not None:
+            errors[f"{system}/{column}"] = reported
+    return out, notes, errors
 
 
 # ---------------------------------------------------------------------------- read
@@ -317,12 +315,14 @@ def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
     frame = pd.concat([ids, score_frame], axis=1)
     frame[REPEAT] = frame[REPEAT].astype("int64")
     aggregates: dict[str, float] = {}
+    errors: dict[str, Reported] = {}
     pooled = {n for n in names if names.count(n) > 1}  # no one inspect aggregate for them
     for (_, log, _), system in zip(loaded, names, strict=True):
         if system in pooled:
             continue
-        found, more = _aggregates(system, log, set(scores))
+        found, more, reported = _aggregates(system, log, set(scores))
         aggregates.update(found)
+        errors.update(reported)
         notes.extend(more)
     versions = sorted({v for _, log, _ in loaded if (v := _package_version(log))})
     return SourceTable(
@@ -333,6 +333,7 @@ def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
         source=str(path),
         aggregates=aggregates,
         notes=tuple(notes),
+        errors=errors,
     )
 
 

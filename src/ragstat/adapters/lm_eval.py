@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ragstat.adapters.base import ITEM, REPEAT, SYSTEM, ReadOptions, SourceTable
+from ragstat.adapters.reported_errors import Reported, lm_eval_stderr
 from ragstat.adapters.values import flatten, json_file
 from ragstat.errors import InputError
 from ragstat.records.textio import jsonl_objects, open_regular
@@ -256,11 +258,28 @@ def _aggregates(
     return out
 
 
+def _errors(
+    results: dict[str, Any] | None, task: str, system: str, aggregates: dict[str, float],
+    rename: dict[str, str],
+) -> dict[str, Reported]:  # fmt: skip
+    """lm-eval's ``<metric>_stderr`` beside each aggregate it reported."""
+    reported = ((results or {}).get("results") or {}).get(task) or {}
+    out = {}
+    for key in reported:
+        metric, _, filter_name = str(key).partition(",")
+        name = _score_name(metric, filter_name or "none")
+        target = f"{system}/{rename.get(name)}"
+        if name in rename and target in aggregates and (se := lm_eval_stderr(reported, key)):
+            out[target] = se
+    return out
+
+
 def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
     """Read one samples file, or every samples file in a folder (and its subfolders)."""
     path = Path(path)
     files = _one_task(path, _inputs(path), options or ReadOptions())
     rows: list[dict[str, Any]] = []
+    errors: dict[str, Reported] = {}
     aggregates: dict[str, float] = {}
     notes: list[str] = []
     versions: set[str] = set()
@@ -277,8 +296,10 @@ def read(path: Path, options: ReadOptions | None = None) -> SourceTable:
         for row in task_rows.values():
             item = row["doc_id"]
             rows.append({SYSTEM: system, ITEM: item, REPEAT: 0, **row["meta"], **row["scores"]})
-        aggregates.update(_aggregates(results, task, system, rename))
-    return _table(path, rows, aggregates, notes, versions)
+        means = _aggregates(results, task, system, rename)
+        aggregates.update(means)
+        errors.update(_errors(results, task, system, means, rename))
+    return replace(_table(path, rows, aggregates, notes, versions), errors=errors)
 
 
 def _table(

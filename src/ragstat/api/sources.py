@@ -8,12 +8,12 @@ the tool, its version and how items were grouped into documents.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragstat.errors import InputError
-from ragstat.inference.provenance import RepeatComponents, SourceInfo
+from ragstat.inference.provenance import RepeatComponents, SourceInfo, tool_values
 
 if TYPE_CHECKING:
     from ragstat.adapters.base import RunSource, SourceTable
@@ -186,6 +186,7 @@ def _info(
         excluded=units.excluded,
         notes=tuple(table.notes) + tuple(units.notes),
         repeats=repeats,
+        tool_values=tool_values(table.aggregates, table.errors),
     )
 
 
@@ -244,6 +245,12 @@ def pair_sources(
         excluded=a.info.excluded + b.info.excluded,
         notes=notes,
         repeats=a.info.repeats + b.info.repeats,
+        tool_values=tuple(
+            replace(v, system=n)
+            for s, p, n in zip((a, b), picked, names, strict=True)
+            for v in s.info.tool_values
+            if v.system == p
+        ),
     )
     frame = pd.concat(parts, ignore_index=True)
     return Source(frame=frame, scores=scores, info=info), (names[0], names[1])

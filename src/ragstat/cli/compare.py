@@ -114,9 +114,10 @@ def compare(a: CompareOptions) -> None:
         _write(log, run, source)
 
     def render() -> None:
-        if data_b is None or not hasattr(data_b, "info"):
-            print_source(data, systems=result.systems, score=run.score)
-        else:  # two tools' files: each one's sentence and notes
+        paired = result.report.source  # both files' description when two were paired
+        if paired is not None or data_b is None or not hasattr(data_b, "info"):
+            print_source(paired or data, systems=result.systems, score=run.score)
+        else:  # two tools' files described apart: each one's sentence and notes
             print_source(data, score=run.score)
             print_source(data_b, score=run.score)
         _render(result, source)

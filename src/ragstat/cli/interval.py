@@ -111,5 +111,6 @@ def _record(log: RunLog, run: IntervalRun, a: IntervalOptions, source: str) -> N
 def _render(run: IntervalRun, file: Path, data: object, system: str | None) -> None:
     from ragstat.cli.render import print_report
 
-    print_source(data, systems=None if system is None else [system], score=run.report.score)
+    shown = run.report.source or data  # with the tool's numbers beside ragstat's
+    print_source(shown, systems=None if system is None else [system], score=run.report.score)
     print_report(run.report, source=str(file), subject=system)

@@ -74,12 +74,13 @@ def unit_scale(bounds: Sequence[float] | None) -> float:
 
 
 def _digits(value: float, points: bool) -> int:
-    """One decimal in points (two significant figures below 0.05), else three significant."""
+    """One decimal in points (two significant figures below 0.05, at most four decimals),
+    else three significant (at most six decimals); below 1e-9, rounding noise, a zero."""
     size = abs(value)
-    if size == 0 or (points and size >= 0.05):
+    if size < 1e-9 or (points and size >= 0.05):
         return 1 if points else 0
     lead = math.floor(math.log10(size))
-    return 1 - lead if points else min(max(0, 2 - lead), 6)
+    return min(1 - lead, 4) if points else min(max(0, 2 - lead), 6)
 
 
 def format_amount(value: float, unit_scale: float, signed: bool = False) -> str:

@@ -92,8 +92,11 @@ class Sample:
         return micro_mean(self.n, self.s) if estimand == "micro" else macro_mean(self.n, self.s)
 
     def tol(self) -> float:
-        """Scale-free zero for standard errors: relative to the largest |rate| (0 if all 0)."""
-        return 1e-12 * float(np.max(np.abs(self.s / self.n)))
+        """Scale-free zero for standard errors: relative to the largest |rate| or, when the
+        scores' range is known, to its width (a paired difference of equal runs has rates
+        of 1e-17 from rounding alone: they are zero, not a tiny signal)."""
+        scale = float(np.max(np.abs(self.s / self.n)))
+        return 1e-12 * max(scale, 0.0 if self.bounds is None else self.span)
 
     def query_variance(self) -> float:
         """Σ_i (y_i − R)² / N, the per-query (population) variance."""

@@ -281,11 +281,16 @@ def _difference_bounds(
 
 
 def _named_source(result: ComparisonReport, a: Data) -> ComparisonReport:
-    """Read from another tool's file: the report names it."""
+    """Read from another tool's file (two files are one table by now): the report names
+    it, with the tool's own numbers beside ragstat's (each system's, and the difference)."""
+    from ragstat.inference.tool_agreement import beside_comparison
+
     info = getattr(a, "info", None)
-    if isinstance(info, SourceInfo):
-        return replace(result, report=replace(result.report, source=info))
-    return result
+    if not isinstance(info, SourceInfo):
+        return result
+    frame = getattr(a, "frame", None)
+    info = beside_comparison(info, result, systems=result.systems, frame=frame)
+    return replace(result, report=replace(result.report, source=info))
 
 
 def _source_pair(a: Data, b: Data | None) -> tuple[str, str] | None:

@@ -157,8 +157,11 @@ def interval_run(
             **srs,
         )
     info = getattr(data, "info", None)
-    if isinstance(info, SourceInfo):  # read from another tool's file: name it
-        report = replace(report, source=info)
+    if isinstance(info, SourceInfo):  # read from another tool's file: name it, and set
+        from ragstat.inference.tool_agreement import beside_interval  # the tool's numbers beside
+
+        frame = getattr(data, "frame", None)
+        report = replace(report, source=beside_interval(info, report, system=system, frame=frame))
     if stats.non_numeric:
         report = replace(report, warnings=(*report.warnings, left_out_note(stats)))
     return IntervalRun(report, stats, srs.get("query_scores"), roles)
