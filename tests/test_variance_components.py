@@ -209,3 +209,17 @@ def test_one_item_per_document_counts_everything_between_items():
 def test_errors_name_the_problem(y, doc, item, words):
     with pytest.raises(InputError, match=words):
         nested_components(y, doc, item)
+
+
+def test_summary_does_not_project_from_components_estimated_at_zero():
+    """Only within-item noise estimated (the between parts truncated at 0): the model
+    would promise 100 % narrowing with infinitely many repeats; the sentence says the data
+    cannot tell instead. No within-item noise: repeats cannot help."""
+    from dataclasses import replace
+
+    vc = nested_components(*_small())
+    only_noise = replace(vc, between_documents=0.0, between_items=0.0)
+    s = only_noise.summary()
+    assert "cannot be told from these data" in s and "infinitely many" not in s
+    no_noise = replace(vc, within_items=0.0)
+    assert "more repeats would not help" in no_noise.summary()

@@ -113,6 +113,15 @@ class VarianceComponents(Tidy):
         if not total > 0 or not self.se_now > 0:
             return f"{head} The scores do not vary, so repeats cannot narrow the interval."
         share = self.within_items / total
+        if self.between_documents + self.between_items <= 0:
+            return (
+                f"{head} All of the estimated variance is within-item noise (the between-"
+                "document and between-item parts estimate at 0, as few documents often "
+                "give), so how much more repeats would narrow the interval cannot be told "
+                "from these data."
+            )
+        if self.within_items <= 0:
+            return f"{head} No within-item noise is estimated: more repeats would not help."
         floor = 1.0 - self.se_infinite_repeats / self.se_now
         se10 = dict(self.se_by_repeats)[10]
         if r < 10:
