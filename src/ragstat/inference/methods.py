@@ -92,11 +92,12 @@ class Sample:
         return micro_mean(self.n, self.s) if estimand == "micro" else macro_mean(self.n, self.s)
 
     def tol(self) -> float:
-        """Scale-free zero for standard errors: relative to the largest |rate| or, when the
-        scores' range is known, to its width (a paired difference of equal runs has rates
-        of 1e-17 from rounding alone: they are zero, not a tiny signal)."""
+        """Scale-free zero for standard errors: relative to the largest |rate|, and never
+        below floating-point rounding on the scores' known range (1e-14 of its width: a
+        paired difference of equal runs has rates of 1e-17 from rounding alone — zero, not
+        a tiny signal — while scores in units of 1e-11 keep their variance)."""
         scale = float(np.max(np.abs(self.s / self.n)))
-        return 1e-12 * max(scale, 0.0 if self.bounds is None else self.span)
+        return max(1e-12 * scale, 0.0 if self.bounds is None else 1e-14 * self.span)
 
     def query_variance(self) -> float:
         """Σ_i (y_i − R)² / N, the per-query (population) variance."""
