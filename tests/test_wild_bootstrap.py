@@ -184,3 +184,15 @@ def test_fast_enough_for_the_simulator() -> None:
     iv = wcr(x, "micro", np.random.default_rng(1))
     assert iv.available
     assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize("kind", ["webb", "rademacher"])
+def test_quartic_p_value_equals_the_direct_one_for_drawn_weights(kind: str) -> None:
+    """Webb weights have v² ≠ 1: the per-replicate coefficients still give the direct p."""
+    x = synthetic(13, seed=8, binary=False)
+    w = wild_weights(x.K, 3000, np.random.default_rng(2), kind)
+    assert not w.enumerated and w.kind == kind
+    fit = WildFit.build(x.n, x.s, w.v)
+    for m in (-2.7, -1.1, -0.2, 0.9, 2.3):
+        theta0 = fit.theta + m * fit.se
+        assert fit.p_value(theta0) == pytest.approx(_direct_p(x.n, x.s, theta0, w.v), abs=1e-12)
