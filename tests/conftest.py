@@ -119,3 +119,30 @@ def demo_workdir(tmp_path_factory) -> Path:
     where = workdir(tmp_path_factory)
     assert (where / "ragstat-demo" / "records.parquet").is_file()
     return where
+
+
+_EARLY: list = []  # the controller's thread building the shared demo (a whole-suite xdist run)
+
+
+def pytest_sessionstart(session) -> None:
+    """On a whole-suite run with xdist workers, the controller (idle while workers test)
+    starts building the shared demo at once, so no worker sits waiting for it later; a run
+    of chosen files builds it on first use instead."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
+        return  # paths or node ids were named: maybe no test needs the demo
+    import threading
+
+    from doc_outputs import workdir
+
+    factory = config._tmp_path_factory  # the controller's; workers' folders live below it
+    thread = threading.Thread(target=workdir, args=(factory,), daemon=True)
+    thread.start()
+    _EARLY.append(thread)
+
+
+def pytest_sessionfinish(session) -> None:
+    for thread in _EARLY:
+        thread.join()  # never leave a demo half-built by a process that is going away

@@ -148,6 +148,7 @@ def _run_step(
     return _bash(script, {**env, **step_env}, work)
 
 
+@pytest.mark.slow  # runs the action's steps
 def test_action_yml_is_a_composite_action_running_the_script(work: Path, tmp_path: Path) -> None:
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"

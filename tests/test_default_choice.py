@@ -193,6 +193,7 @@ def planalto_by_law(tmp_path_factory) -> tuple[dict, dict]:
     )
 
 
+@pytest.mark.slow  # a study of a real corpus
 def test_planalto_study_by_law_recommends_intervals_in_unit_range(planalto_by_law):
     summary, report = planalto_by_law
     found = list(_recommended_intervals(summary["retrievers"]["bm25"]["hit1"]))
@@ -206,6 +207,7 @@ def test_planalto_study_by_law_recommends_intervals_in_unit_range(planalto_by_la
             assert 0 <= row["micro"] <= 1 and 0 <= row["macro"] <= 1
 
 
+@pytest.mark.slow  # a study of a real corpus
 def test_planalto_per_law_intervals_in_unit_range(planalto_by_law):
     _summary, report = planalto_by_law
     rows = [r for r in report["strata"] if r["macro_lower"] is not None]

@@ -12,6 +12,8 @@ import pytest
 
 from ragstat.cli import main
 
+pytestmark = pytest.mark.slow  # Dask clusters (scale-out)
+
 pytest.importorskip("distributed")
 
 

@@ -32,6 +32,8 @@ from ragstat.records import aggregate_arrays, aggregate_dataset
 from ragstat.simulation import Census, simulate_coverage
 from test_aggregate_scale import OPTS, assert_same, by_doc_and_position, make_table, write_split
 
+pytestmark = pytest.mark.slow  # Dask clusters (scale-out)
+
 SIM = {"reps": 250, "methods": ("wald_iid", "cr2_bm", "doc_bootstrap_percentile")}
 SIM_KW = {**SIM, "bootstrap_reps": 49, "seed": 11}
 

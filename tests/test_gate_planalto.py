@@ -19,6 +19,8 @@ import ragstat
 from conftest import SHARED
 from ragstat.cli import main
 
+pytestmark = pytest.mark.slow  # real corpora
+
 CORPUS = SHARED / "data" / "planalto-leis.jsonl"
 GATES = Path(__file__).parent / "fixtures" / "gates" / "planalto.toml"
 STUDY = "planalto-study"  # the folder the fixture's relative paths name

@@ -109,6 +109,7 @@ def full_cases(tmp_path_factory):
     return build(tmp_path_factory.mktemp("hostile-build"))
 
 
+@pytest.mark.slow  # a sweep of hostile inputs
 def test_the_full_sweep_is_seeded_and_covers_every_verb_and_reader(full_cases, tmp_path):
     again = build(tmp_path)
     assert [c.id for c in again] == [c.id for c in full_cases]

@@ -12,6 +12,8 @@ from conftest import SHARED
 from ragstat.retrieval import BM25Retriever, RRFRetriever, TfidfRetriever
 from test_retrieval_lexical import lucene_bm25
 
+pytestmark = pytest.mark.slow  # real corpora
+
 
 def tok(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())

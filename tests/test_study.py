@@ -23,7 +23,10 @@ def _words(n: int, seed: int) -> str:
 CORPORA = {"aneel-ren1000.jsonl": "titulo", "planalto-leis.jsonl": "law"}
 
 
-@pytest.fixture(scope="module", params=sorted(CORPORA))
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(c, marks=pytest.mark.slow) for c in sorted(CORPORA)],  # real corpora
+)
 def aneel(request, tmp_path_factory):
     """A study of each shared corpus (named for the first; both run every test)."""
     from conftest import SHARED

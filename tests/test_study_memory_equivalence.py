@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # real corpora
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "tests" / "reference" / "study_fingerprint.json"
 SCRIPT = ROOT / "scripts" / "make_study_fingerprint.py"

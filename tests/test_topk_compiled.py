@@ -62,6 +62,7 @@ def prepared(request):
     return request.param, prep, analyzer_for(config)
 
 
+@pytest.mark.slow  # real corpora
 @pytest.mark.parametrize("cls", [BM25Retriever, TfidfRetriever], ids=["bm25", "tfidf"])
 def test_shared_corpora_bit_identical(prepared, cls, monkeypatch):
     name, prep, analyzer = prepared
