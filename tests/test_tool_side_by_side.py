@@ -262,3 +262,12 @@ def test_json_terminal_and_report_show_the_comparison(capsys):
     line = source_line("logs (inspect_ai)", info)
     assert line == "logs (inspect_ai) " + info.comparisons[0].sentence
     assert source_line("plain.parquet", None) == "plain.parquet"
+
+
+def test_items_taken_as_independent_are_counted_as_items():
+    """No cluster: each item is its own unit, and the sentence counts items, not documents."""
+    path = Path(__file__).resolve().parent / "fixtures" / "adapters" / "ragas" / "bm25.csv"
+    result = ragstat.interval(ragstat.read_source(path, "ragas"), score="exact_match", seed=1)
+    (comparison,) = result.to_dict()["source"]["tool_comparison"]
+    assert "(6 items)" in comparison["sentence"]
+    assert "documents)" not in comparison["sentence"]

@@ -176,12 +176,13 @@ def _value_words(tool: str, value: float | None, estimate: float | None, what: s
     )
 
 
-def _interval_words(c: ToolComparison, K: int) -> str:
+def _interval_words(c: ToolComparison, K: int, independent: bool = False) -> str:
     if c.lower is None or c.upper is None:
         return f"{_ours_words(c)}, and no interval is shown: {c.reason}"
+    units = "items" if independent else "documents"  # each item its own unit: say items
     return (
         f"{_ours_words(c)}; its {c.level * 100:g} % interval is {_num(c.lower)} to "
-        f"{_num(c.upper)} ({K} documents)"
+        f"{_num(c.upper)} ({K} {units})"
     )
 
 
@@ -215,7 +216,9 @@ def _check_words(c: ToolComparison) -> str:
 def _se_words(c: ToolComparison, info: SourceInfo, n: int | None, z: float) -> str:
     tool, label = info.tool, f" ({c.tool_se_label})" if c.tool_se_label else ""
     if c.tool_se is None:
-        return f"{tool} reports no uncertainty; {_interval_words(c, info.documents)}"
+        return (
+            f"{tool} reports no uncertainty; {_interval_words(c, info.documents, info.independent)}"
+        )
     se = f"{tool}'s standard error {_num(c.tool_se)}{label}"
     ours = f"{_ours_words(c)}{_wider(c, z)}"
     if c.tool_se_method == "cr1":
@@ -315,7 +318,7 @@ def _difference(
         lead += _paired_words(c.tool_value, c.estimate)
     if c.tool_se is None:
         return replace(c, sentence=f"{lead}; {tool} reports no uncertainty for the difference; "
-                       f"paired by item, {_interval_words(c, info.documents)}.")  # fmt: skip
+                       f"paired by item, {_interval_words(c, info.documents, info.independent)}.")  # fmt: skip
     grouped = "" if info.independent else f" and clustered by {info.documents} documents"
     return replace(c, sentence=(
         f"{lead}; {tool}'s standard errors ({_num(ta.se)}, {_num(tb.se)}), as if the runs were "  # type: ignore[union-attr,arg-type]
