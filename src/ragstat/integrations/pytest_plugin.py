@@ -153,14 +153,16 @@ class GateItem(pytest.Item):
         self.index = index
 
     def runtest(self) -> None:
-        assert isinstance(self.parent, GatesFile)
-        report = self.parent.report()
+        parent = self.parent
+        if not isinstance(parent, GatesFile):  # only GatesFile.collect makes these items
+            raise TypeError(f"a ragstat gate item outside a gates file: {self.nodeid}")
+        report = parent.report()
         g = report.gates[self.index]
         self.user_properties.extend(_properties(g))
         if g.outcome == "pass":
             return
         if g.blocks(report.inconclusive_blocks):
-            raise GateFailure(f"{g.summary()}\n{g.evidence}; gate {g.name!r} of {self.parent.arg}")
+            raise GateFailure(f"{g.summary()}\n{g.evidence}; gate {g.name!r} of {parent.arg}")
         why = "advisory gate, does not block" if not g.spec.blocking else "inconclusive gates pass"
         pytest.xfail(g.summary(f" ({why})"))
 
