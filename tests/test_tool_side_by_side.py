@@ -271,3 +271,26 @@ def test_items_taken_as_independent_are_counted_as_items():
     (comparison,) = result.to_dict()["source"]["tool_comparison"]
     assert "(6 items)" in comparison["sentence"]
     assert "documents)" not in comparison["sentence"]
+
+
+@pytest.mark.parametrize("fmt", ["beir", "mteb"])
+def test_evaluate_sets_each_runs_own_means_beside_ragstats(fmt):
+    """BEIR/MTEB results files: each run × metric the tool reported sits beside ragstat's
+    mean of the same run and metric (the files round to 5 decimals) and its interval."""
+    folder = Path(__file__).resolve().parent / "fixtures" / "adapters" / fmt / "tiny"
+    source = ragstat.read_source(folder, fmt)
+    result = ragstat.evaluate(source, metrics="ndcg@10", bootstrap_reps=199, seed=1).to_dict()
+    found = result["source"]["tool_comparison"]
+    reported = {(v["system"], v["score"]) for v in result["source"]["tool_values"]}
+    assert {(c["system"], c["score"]) for c in found} == {
+        (run, metric) for run, metric in reported if metric == "ndcg@10"
+    }
+    assert found
+    for c in found:
+        ours = result["runs"][c["system"]]["metrics"]["ndcg@10"]["mean"]
+        assert c["estimate"] == pytest.approx(ours, abs=1e-12)
+        assert abs(c["tool_value"] - ours) <= 5e-6  # the files' 5 decimals
+        assert c["lower"] < ours < c["upper"]
+        assert (
+            "reports no uncertainty" in c["sentence"] and "rounded to 5 decimals" in c["sentence"]
+        )

@@ -205,6 +205,7 @@ def _run_source(runs: RunSource, fmt: str) -> Source:
         independent=True,
         notes=tuple(runs.notes),
         noun="queries",
+        tool_values=tool_values(runs.aggregates),
     )
     return Source(frame=pd.DataFrame(), scores=(), info=info, runs=runs)
 

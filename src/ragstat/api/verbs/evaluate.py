@@ -239,8 +239,24 @@ def evaluate(
         paired = _paired(table, pair, clusters, names, noun, level, seed, bootstrap_reps)
     return EvaluationReport(
         clustering, level, seed, bootstrap_reps, tuple(names), per, paired,
-        source=_clustered_info(info, clustering),
+        source=_beside_tool(_clustered_info(info, clustering), per),
     )  # fmt: skip
+
+
+def _beside_tool(info: SourceInfo | None, per: dict[str, RunEvaluation]) -> SourceInfo | None:
+    """The tool's own mean of each run × metric (ranx Report, BEIR/MTEB results files)
+    beside ragstat's estimate and headline interval, one sentence each."""
+    if info is None or not info.tool_values:
+        return info
+    from ragstat.inference.tool_agreement import ToolComparison, beside_interval
+
+    found: list[ToolComparison] = []
+    for run, evaluation in per.items():
+        for name, metric in evaluation.metrics.items():
+            exact = any(v.system == run and v.score == name for v in info.tool_values)
+            if metric.report is not None and exact:
+                found += beside_interval(info, metric.report, system=run).comparisons
+    return replace(info, comparisons=tuple(found))
 
 
 def _clustered_info(info: SourceInfo | None, clustering: Clustering) -> SourceInfo | None:
