@@ -1,6 +1,7 @@
-"""Write docs/recommendation.md — the recommendation rule and both coverage tables — from
-the packaged coverage table (src/ragstat/inference/data/coverage_table.json), so the page
-cannot drift from the numbers the rule reads. ``tests/test_recommendation_doc.py``
+"""Write docs/recommendation.md — the recommendation rule and the coverage tables — from
+the packaged tables (src/ragstat/inference/data/contest_table.json, the small-K contest, and
+the paired section of coverage_table.json), so the page cannot drift from the numbers the
+rule reads. ``tests/test_recommendation_doc.py``
 regenerates it and compares.
 
 Usage (from the repository root)::
@@ -28,24 +29,31 @@ lie in, the number of documents K, the level and the methods computed. The rule:
 1. **K ≤ 3 documents: no interval.** One sentence says that the data cannot support one
    (at least 4 documents are needed).
 2. **A score known to lie in a range** — a rate or any score whose values all lie in
-   [0, 1], or a declared `--score-range LO,HI` — is judged on the **rate table** below
-   (self-retrieval hit@1 of BM25 on three corpora). Its range-respecting methods (`logit`,
+   [0, 1], or a declared `--score-range LO,HI` — is judged on the **small-K contest**
+   below: a 0/1 score on its 0/1 families (self-retrieval hit@1 of BM25 on the three
+   built-in corpora and five synthetic populations), any other score on its continuous
+   families (three synthetic populations). Its range-respecting methods (`logit`,
    `korn_graubard`, `logit_cr2_bm`) work on θ' = (θ − lo)/(hi − lo) with
    se' = se/(hi − lo) and map their limits back.
 3. **A paired difference A − B of two such scores** (`compare`, paired `evaluate`) has the
    range [a_lo − b_hi, a_hi − b_lo] — [−1, 1] for two rates — and is judged on the
    **paired table** below (the per-query difference hit@1 of BM25 − hit@1 of TF-IDF on
    the same three corpora, every method on that range).
-4. **The pick at 95 %:** at the tabulated K nearest to the data's K (on the log scale),
-   pooled over the three corpora, the **narrowest** method whose coverage is at least
-   95 % − 2 Monte-Carlo SE; when no method reaches that, the one with the **highest
-   coverage** (the output then says that no method reached 95 % on similar data). The
-   naive methods (`wald_iid`, `query_bootstrap`) and the diagnostic `wald_effective_n` are
-   never recommended.
+4. **The pick at 95 %:** at the tabulated K nearest to the data's K (on the log scale), a
+   method *reaches* 95 % in a family when its coverage there is at least 95 % − 2
+   Monte-Carlo SE. The default is the **narrowest** method (mean width relative to CR2
+   over the families) that reaches 95 % **in every family**; when none does, the method
+   whose **worst family** comes closest, and the output says how far it falls short
+   ("no method reaches 95 % in every family of similar data (best: …, 91.2 % in its worst
+   family, …; 3.8 points short)"). The naive methods (`wald_iid`, `query_bootstrap`) and
+   the diagnostic `wald_effective_n` are never recommended. The small-K candidates
+   (`cr3_bm`, `wcr`, `doc_bootstrap_bca`, `beta_binomial`, `doc_bootstrap_calibrated`)
+   are computed when the table picks one, or when asked for by name.
 5. **Never an impossible interval.** Every interval is checked against the known range
    (flagged `outside_range`, never clipped). When the pick leaves the range on this sample,
    the best range-respecting method by the same table (`logit`, `korn_graubard`,
-   `logit_cr2_bm`, `doc_bootstrap_percentile`) is recommended instead.
+   `logit_cr2_bm`, the percentile, BCa and calibrated bootstraps, `beta_binomial`) is
+   recommended instead.
 6. **Other levels** (e.g. 90 %): the tables were measured at 95 %, so the document-level
    method guide applies — `cr2_bm` for micro, `t_rates` for macro — with rule 5.
 7. **Scores with no known range** (e.g. a difference of unbounded scores, a score outside
@@ -65,48 +73,75 @@ def _pct(x: float) -> str:
     return f"{x * 100:.1f} %"
 
 
+def _families(section: dict) -> list[tuple[str, str]]:
+    return [(name, str(f.get("label", name))) for name, f in section["corpora"].items()]
+
+
+def _settings_line(kind: str, section: dict) -> str:
+    s = section["settings"]
+    reps = s.get("reps_per_cell", s.get("reps_per_k"))
+    base = (
+        f"{reps:,} samples of K documents per family and K (simple random sampling without "
+        f"replacement), {s['bootstrap_reps']} bootstrap replicates inside each, "
+        f"{s['level'] * 100:g} % intervals, seed {s['seed']}"
+    )
+    if kind == "paired":
+        return f"Study: {s['study']}. {base}. Cells: coverage % ± MC SE; last column: mean width."
+    return (
+        f"{base}; an unavailable interval counts as a miss. Cells: coverage % ± MC SE; last "
+        "column: the median width relative to CR2 (cr2_bm for micro, t_rates for macro — the "
+        "same interval for one observation per document), averaged over the families."
+    )
+
+
+def _cell_rows(kind: str, section: dict, est: str, k: int) -> list[str]:
+    from ragstat.inference import defaults as d
+
+    names = _families(section)
+    rows = d.family_rows(est, k, kind)
+    found = d.pick_row(rows, d.TABLE_LEVEL)
+    pick = None if found is None else found[0].method
+    lines = [
+        f"**K = {k}, {est}**",
+        "",
+        "| method | " + " | ".join(f"{i + 1}" for i in range(len(names))) + " | width |",
+        "|---|" + "---|" * (len(names) + 1),
+    ]
+    for r in sorted(rows, key=lambda r: (-r.coverage, r.method)):
+        name = f"**{r.method}**" if r.method == pick else r.method
+        if r.method in d.NEVER_RECOMMENDED:
+            name += " (never recommended)"
+        cells = []
+        for fam, _label in names:
+            c = section["corpora"][fam]["by_k"][str(k)][est][r.method]
+            ok = c["coverage"] >= d.TABLE_LEVEL - d.MC_SLACK * c["mc_se"]
+            text = f"{c['coverage'] * 100:.1f} ± {c['mc_se'] * 100:.1f}"
+            cells.append(text if ok else f"_{text}_")
+        width = "—" if r.mean_width is None else f"{r.mean_width:.3f}"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {width} |")
+    return [*lines, ""]
+
+
 def _section(kind: str, title: str) -> list[str]:
     from ragstat.inference import defaults as d
 
     section = d.table_section(kind)
     if section is None:
-        return [f"## {title}", "", "(missing from the packaged table)", ""]
+        return [f"## {title}", "", "(missing from the packaged tables)", ""]
     s = section["settings"]
-    corpora = ", ".join(section["corpora"])
-    lines = [
-        f"## {title}",
-        "",
-        f"Study: {s['study']}. Corpora: {corpora}. {s['reps_per_k']:,} samples of K documents "
-        f"per K (simple random sampling, no finite-population correction), "
-        f"{s['bootstrap_reps']} bootstrap replicates inside each, {s['level'] * 100:g} % "
-        f"intervals, seed {s['seed']}. Coverage, its Monte-Carlo SE and the mean width are "
-        "pooled over the corpora; **bold** marks the pick of rule 4 (before rule 5, which "
-        "depends on the sample).",
-        "",
-    ]
-    if "sizing" in s:
-        lines += [f"Sizing: {s['sizing']}.", ""]
+    lines = [f"## {title}", "", _settings_line(kind, section), ""]
+    lines += ["Families (columns):", ""]
+    lines += [f"{i + 1}. {label}" for i, (_n, label) in enumerate(_families(section))]
     lines += [
-        "| K | estimand | method | coverage | MC SE | mean width |",
-        "|---|---|---|---|---|---|",
+        "",
+        "**Bold**: the pick of rule 4 (before rule 5, which depends on the sample); _italic_: "
+        "below 95 % − 2 MC SE in that family.",
+        "",
     ]
     for k in s["ks"]:
-        for est in s["estimands"]:
-            rows = d.pooled_rows(est, k, kind)
-            found = d.pick_row(rows, d.TABLE_LEVEL)
-            pick = None if found is None else found[0].method
-            for r in sorted(rows, key=lambda r: (-r.coverage, r.method)):
-                name = f"**{r.method}**" if r.method == pick else r.method
-                if r.method in d.NEVER_RECOMMENDED:
-                    name += " (never recommended)"
-                if r.mean_width is None:  # no interval in any sample (e.g. needs the rows)
-                    lines.append(f"| {k} | {est} | {name} | unavailable | — | — |")
-                    continue
-                lines.append(
-                    f"| {k} | {est} | {name} | {_pct(r.coverage)} | {r.coverage_se:.4f} "
-                    f"| {r.mean_width:.4f} |"
-                )
-    return [*lines, ""]
+        for est in ("micro", "macro"):
+            lines += _cell_rows(kind, section, est, k)
+    return lines
 
 
 def _summary() -> list[str]:
@@ -115,7 +150,9 @@ def _summary() -> list[str]:
     lines = [
         "## The picks at a glance",
         "",
-        "| table | estimand | " + " | ".join(f"K = {k}" for k in _ks()) + " |",
+        "Each cell: the default and its coverage in its worst family.",
+        "",
+        "| scores | estimand | " + " | ".join(f"K = {k}" for k in _ks()) + " |",
         "|---|---|" + "---|" * len(_ks()),
     ]
     for kind in d.SECTIONS:
@@ -124,12 +161,12 @@ def _summary() -> list[str]:
         for est in ("micro", "macro"):
             cells = []
             for k in _ks():
-                found = d.pick_row(d.pooled_rows(est, k, kind), d.TABLE_LEVEL)
+                found = d.pick_row(d.family_rows(est, k, kind), d.TABLE_LEVEL)
                 if found is None:
                     cells.append("—")
                     continue
                 row, reached = found
-                mark = "" if reached else " (below 95 %)"
+                mark = "" if reached else f" ({(d.TABLE_LEVEL - row.coverage) * 100:.1f} short)"
                 cells.append(f"{row.method} {_pct(row.coverage)}{mark}")
             lines.append(f"| {kind} | {est} | " + " | ".join(cells) + " |")
     return [*lines, ""]
@@ -138,18 +175,35 @@ def _summary() -> list[str]:
 def _ks() -> list[int]:
     from ragstat.inference import defaults as d
 
-    section = d.table_section("rates")
+    section = d.table_section("binary")
     return [] if section is None else list(section["settings"]["ks"])
 
 
+def _runs() -> list[str]:
+    from ragstat.inference import defaults as d
+
+    table = d.contest_table() or {}
+    runs = table.get("runs", [])
+    total = sum(r["seconds"] for r in runs)
+    return [
+        f"The contest ran in {total / 60:.1f} minutes on 2 cores ({len(runs)} run(s) of "
+        "`scripts/small_k_contest.py`, merged cell by cell on the same samples).",
+        "",
+    ]
+
+
 def render() -> str:
-    """The whole page, from the packaged table."""
-    parts = [RULE, *_summary(), *_section("rates", "Rate table (one score in [0, 1])")]
+    """The whole page, from the packaged tables."""
+    parts = [RULE, *_summary(), *_runs()]
+    parts += _section("binary", "Small-K contest: 0/1 scores")
+    parts += _section("continuous", "Small-K contest: continuous scores in [0, 1]")
     parts += _section("paired", "Paired table (a difference of two rates, in [−1, 1])")
     parts.append(
         "_Generated by `scripts/make_recommendation_doc.py` from "
-        "`src/ragstat/inference/data/coverage_table.json` "
-        "(built by `scripts/make_coverage_table.py`); do not edit by hand._"
+        "`src/ragstat/inference/data/contest_table.json` (built by "
+        "`scripts/small_k_contest.py`) and the paired section of "
+        "`src/ragstat/inference/data/coverage_table.json` (built by "
+        "`scripts/make_coverage_table.py`); do not edit by hand._"
     )
     return "\n".join(parts) + "\n"
 

@@ -14,13 +14,15 @@ from ragstat.inference.defaults import (
     Choice,
     choices_note,
     default_choice,
+    section_of,
 )
 from ragstat.inference.diagnostics import compute_diagnostics
 from ragstat.inference.estimators import ESTIMANDS, check_documents, fpc_factor
 from ragstat.inference.headline import MIN_HEADLINE_DOCUMENTS, no_headline_reason
-from ragstat.inference.names import DEFAULT_REPS
+from ragstat.inference.names import DEFAULT_REPS, SMALL_K_METHODS
 from ragstat.inference.resampling import doc_bootstrap_intervals, query_bootstrap
 from ragstat.inference.results import METHODS, EstimandResult, Interval, IntervalReport
+from ragstat.inference.small_k import small_k_interval, table_candidates
 from ragstat.records.docstats import DocStats, QueryScores
 
 __all__ = ["APPLICABLE", "DEFAULT_REPS", "RECOMMENDED", "analyze", "clustering_warnings"]
@@ -68,6 +70,8 @@ _ANALYTIC = {
     "logit": m.logit,
 }
 _BOOT = {"doc_bootstrap_t", "doc_bootstrap_percentile"}
+#: Methods computed when none are named (the small-K candidates only when the table picks one).
+_LISTED = frozenset(m for e in APPLICABLE for m in APPLICABLE[e])
 
 
 #: Most bootstrap replicates accepted (memory grows linearly with them).
@@ -124,8 +128,9 @@ def analyze(
     recorded in the report. ``recommended`` (estimand → method, e.g. from the user's own
     coverage simulation) overrides the built-in default (:func:`recommend`).
     """
-    wanted = set(METHODS if methods is None else methods)
+    wanted = set(_LISTED if methods is None else methods)
     _check_args(level, bootstrap_reps, seed, wanted, estimands)
+    chosen = methods is not None
     check_documents(stats.K)
     stats, query_scores = _canonical_order(stats, query_scores)
     fpc = fpc_factor(stats.K, population)
@@ -145,8 +150,8 @@ def analyze(
         query_scores=query_scores,
         bounds=stats.known_bounds(),
     )
-    kind = "paired" if stats.difference else "rates"
-    results, choices = _results(x, stats.K, estimands, wanted, seed, recommended, kind)
+    kind = section_of(stats.binary, stats.difference)
+    results, choices = _results(x, stats.K, estimands, wanted, seed, recommended, kind, chosen)
     return IntervalReport(
         score=stats.score,
         K=stats.K,
@@ -171,13 +176,18 @@ def _results(
     wanted: set[str],
     seed: int,
     recommended: Mapping[str, str] | None,
-    kind: str = "rates",
+    kind: str = "binary",
+    chosen: bool = False,
 ) -> tuple[dict[str, EstimandResult], dict[str, Choice]]:
-    """Every estimand's intervals and recommended method (the caller's, else the default)."""
+    """Every estimand's intervals and recommended method (the caller's, else the default).
+
+    Without a caller's list (``chosen``) the small-K candidates the table would pick here
+    are computed too, so that the default can be one of them."""
     results: dict[str, EstimandResult] = {}
     choices: dict[str, Choice] = {}
     for est in estimands:
-        ivs = _intervals(x, est, wanted, seed)
+        extra = set() if chosen else table_candidates(est, K, x.level, kind)
+        ivs = _intervals(x, est, wanted | extra, seed)
         rec: str | None
         if recommended is not None and est in recommended:
             rec, note = recommended[est], "set by the caller"
@@ -194,7 +204,7 @@ def recommend(
     level: float,
     bounds: tuple[float, float] | bool | None,
     intervals: Sequence[Interval],
-    kind: str = "rates",
+    kind: str = "binary",
 ) -> Choice:
     """The built-in default among the computed, available intervals (docs/recommendation.md).
 
@@ -237,10 +247,13 @@ def _canonical_order(
 
 def _intervals(x: m.Sample, estimand: str, wanted: set[str], seed: int) -> list[Interval]:
     out: dict[str, Interval] = {}
-    for name in APPLICABLE[estimand]:
+    order = APPLICABLE[estimand] + SMALL_K_METHODS
+    for name in order:
         if name not in wanted or name in out:
             continue
-        if name in _ANALYTIC:
+        if name in SMALL_K_METHODS:
+            out[name] = small_k_interval(name, x, estimand, _rng(seed, estimand, name))
+        elif name in _ANALYTIC:
             out[name] = _ANALYTIC[name](x, estimand)
         elif name in _BOOT:
             rng = _rng(seed, estimand, "doc_bootstrap_t")
@@ -249,7 +262,7 @@ def _intervals(x: m.Sample, estimand: str, wanted: set[str], seed: int) -> list[
         else:
             out[name] = query_bootstrap(x, estimand, _rng(seed, estimand, "query_bootstrap"))
     # Every method flagged alike: a bootstrap-t interval can leave [0, 1] as a t one can.
-    return [m.in_range(x, out[k]) for k in APPLICABLE[estimand] if k in out]
+    return [m.in_range(x, out[k]) for k in order if k in out]
 
 
 #: Fewer documents than this: intervals rest on very few degrees of freedom.

@@ -1,17 +1,23 @@
-"""The built-in default interval: a coverage table measured on similar data.
+"""The built-in default interval: coverage measured on similar data, in every family.
 
-``data/coverage_table.json`` (written by ``scripts/make_coverage_table.py``) holds the
-coverage, Monte-Carlo SE and mean width of every method at K = 5, 10, 20, 40, 80 on three
-self-retrieval censuses, in two sections: ``rates`` (the file's top level: BM25 hit@1, a
-score in [0, 1]) and ``paired`` (the per-query difference hit@1 of BM25 − hit@1 of TF-IDF,
-in [−1, 1]). A single bounded score is judged on the rate table, a difference of two
-bounded scores on the paired table (docs/recommendation.md writes the rule out with both
-tables). The rule is the simulator's (``simulation/recommend``): pooled over the corpora at
-the nearest tabulated K, the narrowest method whose coverage is at least nominal − 2 MC SE;
-if none, the highest coverage; naive methods and the effective-n diagnostic never. The
-recommended interval must lie in the known range: when the table's pick leaves it on this
-sample, the best method that cannot leave it (logit, Korn–Graubard, percentile bootstrap)
-is recommended instead.
+Two packaged tables, both written by committed scripts: ``data/contest_table.json``
+(``scripts/small_k_contest.py``, the small-K contest) holds the coverage, Monte-Carlo SE
+and median width of every method, the small-K candidates included, at K = 5, 10, 20, 40,
+80 on families of populations — the three built-in corpora' self-retrieval hit@1 and
+synthetic censuses spanning intra-document correlation, document sizes, rates and 0/1 and
+continuous scores; ``data/coverage_table.json`` (``scripts/make_coverage_table.py``) holds
+the ``paired`` section (the per-query difference hit@1 of BM25 − hit@1 of TF-IDF on the
+three corpora, in [−1, 1]). Sections (``SECTIONS``): ``binary`` (a 0/1 score: the corpora
+and the 0/1 synthetic families), ``continuous`` (a score in a known range that is not 0/1:
+the continuous families) and ``paired`` (a difference of two bounded scores; its corpora
+are its families). docs/recommendation.md writes the rule out with the tables.
+
+The rule, at the nearest tabulated K: a method reaches nominal in a family when its coverage
+is at least nominal − 2 MC SE there; the default is the narrowest method (mean width relative
+to CR2 over the families) that reaches it in every family; if none does, the method whose
+worst family comes closest, and the output says how far it falls short. Naive methods and the
+effective-n diagnostic never. The recommended interval must lie in the known range: when the
+pick leaves it on this sample, the best method that cannot leave it is recommended instead.
 """
 
 from __future__ import annotations
@@ -35,10 +41,12 @@ __all__ = [
     "TABLE_LEVEL",
     "Choice",
     "Row",
+    "contest_table",
     "coverage_table",
     "default_choice",
+    "family_rows",
     "pick_row",
-    "pooled_rows",
+    "section_of",
     "table_section",
 ]
 
@@ -47,13 +55,23 @@ NEVER_RECOMMENDED = NAIVE_METHODS | {"wald_effective_n"}
 #: Monte-Carlo SEs of slack below nominal that still count as reaching it.
 MC_SLACK = 2.0
 #: Methods whose interval cannot leave [0, 1] for scores in [0, 1].
-BOUNDED_METHODS = frozenset({"logit", "logit_cr2_bm", "korn_graubard", "doc_bootstrap_percentile"})
+BOUNDED_METHODS = frozenset(
+    {
+        "logit",
+        "logit_cr2_bm",
+        "korn_graubard",
+        "doc_bootstrap_percentile",
+        "doc_bootstrap_bca",
+        "doc_bootstrap_calibrated",
+        "beta_binomial",
+    }
+)
 #: Seed 000's method guide: the fixed choice outside the table's level.
 GUIDE = {"micro": "cr2_bm", "macro": "t_rates"}
 #: The only level the table was measured at.
 TABLE_LEVEL = 0.95
-#: The table's sections: a single bounded score, and a paired difference of two.
-SECTIONS = ("rates", "paired")
+#: The tables' sections: a 0/1 score, another bounded score, a paired difference of two.
+SECTIONS = ("binary", "continuous", "paired")
 
 
 @dataclass(frozen=True)
@@ -119,30 +137,53 @@ def pick_row(rows: Iterable[R], level: float) -> tuple[R, int] | None:
     return best, 0
 
 
-@lru_cache(maxsize=1)
-def coverage_table() -> dict | None:
-    """The packaged coverage table (read once); None when it is missing, e.g. while
-    ``scripts/make_coverage_table.py`` builds it."""
-    path = resources.files("ragstat.inference").joinpath("data/coverage_table.json")
+def _packaged(name: str) -> dict | None:
+    path = resources.files("ragstat.inference").joinpath(f"data/{name}")
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def table_section(kind: str = "rates") -> dict | None:
-    """``{"settings", "corpora"}`` of one section of the packaged table: ``rates`` (the
-    file's top level, as files before the paired section had it) or ``paired``; None when
-    the table or the section is missing."""
-    table = coverage_table()
-    if table is None:
+@lru_cache(maxsize=1)
+def coverage_table() -> dict | None:
+    """The packaged paired coverage table (read once); None when it is missing, e.g. while
+    ``scripts/make_coverage_table.py`` builds it."""
+    return _packaged("coverage_table.json")
+
+
+@lru_cache(maxsize=1)
+def contest_table() -> dict | None:
+    """The packaged small-K contest table (read once); None when it is missing."""
+    return _packaged("contest_table.json")
+
+
+def section_of(binary: bool, difference: bool = False) -> str:
+    """The table section that describes a score: paired, binary (0/1) or continuous."""
+    if difference:
+        return "paired"
+    return "binary" if binary else "continuous"
+
+
+def table_section(kind: str = "binary") -> dict | None:
+    """``{"settings", "corpora"}`` of one section (``SECTIONS``; ``rates``, the name of
+    older files, means ``binary``): its families under ``corpora``; None when missing."""
+    kind = "binary" if kind == "rates" else kind
+    if kind == "paired":
+        table = coverage_table()
+        section = None if table is None else table.get("paired")
+        return section if isinstance(section, dict) and "corpora" in section else None
+    contest = contest_table()
+    if contest is None:
         return None
-    if kind == "rates":
-        return table
-    section = table.get(kind)
-    return section if isinstance(section, dict) and "corpora" in section else None
+    families = {
+        name: fam
+        for name, fam in contest["families"].items()
+        if bool(fam["census"]["binary"]) == (kind == "binary")
+    }
+    return {"settings": contest["settings"], "corpora": families} if families else None
 
 
-def _table(kind: str = "rates") -> dict:
+def _table(kind: str = "binary") -> dict:
     table = table_section(kind)
     if table is None:
         raise LookupError(f"the built-in coverage table ({kind}) is missing")
@@ -155,25 +196,35 @@ def nearest_k(K: int, ks: Iterable[int]) -> int:
 
 
 @lru_cache(maxsize=64)
-def pooled_rows(estimand: str, k: int, kind: str = "rates") -> tuple[Row, ...]:
-    """Per method, coverage and width averaged over the corpora at tabulated ``k``; the MC
-    SE of that average is √(Σ SE²) / C. Methods missing from any corpus are left out."""
-    corpora = _table(kind)["corpora"]
-    cells = [c["by_k"][str(k)][estimand] for c in corpora.values()]
+def family_rows(estimand: str, k: int, kind: str = "binary") -> tuple[Row, ...]:
+    """Per method, its binding family at tabulated ``k``: the coverage and MC SE of the family
+    where coverage − (nominal − 2 MC SE) is smallest (so `pick_row`'s bar on this row is the
+    bar in every family), and the mean over families of the width relative to CR2
+    (``width_vs_reference``; the absolute mean width in tables without it). Methods missing
+    from any family are left out."""
+    families = _table(kind)["corpora"]
+    cells = [c["by_k"][str(k)][estimand] for c in families.values()]
     common = set.intersection(*(set(c) for c in cells))
     rows = []
     for method in sorted(common):
         cs = [c[method] for c in cells]
-        widths = [x["mean_width"] for x in cs]
-        rows.append(
-            Row(
-                method,
-                sum(x["coverage"] for x in cs) / len(cs),
-                math.sqrt(sum(x["mc_se"] ** 2 for x in cs)) / len(cs),
-                None if None in widths else sum(widths) / len(widths),
-            )
-        )
+        worst = min(cs, key=lambda x: x["coverage"] + MC_SLACK * x["mc_se"])
+        widths = [x.get("width_vs_reference", x.get("mean_width")) for x in cs]
+        width = None if None in widths else sum(widths) / len(widths)
+        rows.append(Row(method, worst["coverage"], worst["mc_se"], width))
     return tuple(rows)
+
+
+def worst_family(estimand: str, k: int, method: str, kind: str = "binary") -> str:
+    """The label of ``method``'s binding family at tabulated ``k`` (its name if unlabelled)."""
+    families = _table(kind)["corpora"]
+    name = min(
+        families,
+        key=lambda f: (lambda x: x["coverage"] + MC_SLACK * x["mc_se"])(
+            families[f]["by_k"][str(k)][estimand][method]
+        ),
+    )
+    return str(families[name].get("label", name))
 
 
 def _pct(x: float) -> str:
@@ -181,29 +232,31 @@ def _pct(x: float) -> str:
 
 
 def _from_table(
-    estimand: str, K: int, available: set[str], level: float, kind: str = "rates"
+    estimand: str, K: int, available: set[str], level: float, kind: str = "binary"
 ) -> tuple[Choice, str] | None:
     """The table's pick among ``available`` and the sentence saying how it did."""
     table = _table(kind)
     k = nearest_k(K, table["settings"]["ks"])
-    corpora = tuple(table["corpora"])
-    rows = pooled_rows(estimand, k, kind)
+    families = tuple(table["corpora"])
+    rows = family_rows(estimand, k, kind)
     found = pick_row([r for r in rows if r.method in available], level)
     if found is None:
         return None
     best, n = found
+    what = "differences" if kind == "paired" else "data"
     if n:
-        what = "differences" if kind == "paired" else "data"
         text = (
-            f"on similar {what} ({len(corpora)} corpora) this method covered "
-            f"{_pct(best.coverage)} at K = {k}"
+            f"on similar {what} this method reached {level * 100:g} % at K = {k} in all "
+            f"{len(families)} families simulated (lowest: {_pct(best.coverage)})"
         )
     else:
         text = (
-            f"with K = {K} documents no method reaches {level * 100:g} % on similar data "
-            f"(best: {best.method}, {_pct(best.coverage)})"
+            f"with K = {K} documents no method reaches {level * 100:g} % in every family of "
+            f"similar {what} (best: {best.method}, {_pct(best.coverage)} in its worst family, "
+            f"{worst_family(estimand, k, best.method, kind)}; "
+            f"{(level - best.coverage) * 100:.1f} points short)"
         )
-    return Choice(best.method, best.coverage, k, corpora, text, n > 0), text
+    return Choice(best.method, best.coverage, k, families, text, n > 0), text
 
 
 def _guide(estimand: str, available: set[str], level: float, why: str = "") -> Choice | None:
@@ -229,7 +282,7 @@ def default_choice(
     bounded: bool,
     available: set[str],
     outside: Iterable[str] = (),
-    kind: str = "rates",
+    kind: str = "binary",
     bounds: tuple[float, float] | None = None,
 ) -> Choice:
     """The default method for ``estimand`` with ``K`` documents among ``available``.
@@ -272,7 +325,7 @@ def _in_range(
     level: float,
     inside: set[str],
     was: Choice | None,
-    kind: str = "rates",
+    kind: str = "binary",
     bounds: tuple[float, float] | None = None,
 ) -> Choice:
     """The best method whose interval stays in the known range (bounded ones first)."""

@@ -8,7 +8,7 @@ designs without loading numpy and scipy. The modules that compute import them fr
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_REPS", "DESIGNS", "METHODS", "NAIVE_METHODS"]
+__all__ = ["DEFAULT_REPS", "DESIGNS", "METHODS", "NAIVE_METHODS", "SMALL_K_METHODS"]
 
 #: Stable method names used in JSON and reports (DESIGN.md).
 METHODS = (
@@ -24,6 +24,20 @@ METHODS = (
     "logit",
     "korn_graubard",
     "logit_cr2_bm",
+    "cr3_bm",
+    "wcr",
+    "doc_bootstrap_bca",
+    "beta_binomial",
+    "doc_bootstrap_calibrated",
+)
+#: The small-K candidates (docs/guide/small-k-methods.md): computed when asked for by name
+#: or when the built-in coverage table recommends one, not in every listing.
+SMALL_K_METHODS = (
+    "cr3_bm",
+    "wcr",
+    "doc_bootstrap_bca",
+    "beta_binomial",
+    "doc_bootstrap_calibrated",
 )
 #: Methods that treat queries as independent: shown only for contrast.
 NAIVE_METHODS = frozenset({"wald_iid", "query_bootstrap"})

@@ -36,9 +36,11 @@ from scipy import special
 from scipy import stats as sps
 
 from ragstat.errors import InputError
-from ragstat.inference import APPLICABLE, METHODS
+from ragstat.inference import APPLICABLE
 from ragstat.inference.estimators import ESTIMANDS
+from ragstat.inference.names import SMALL_K_METHODS
 from ragstat.simulation.batch_boot import Bounds, doc_bootstrap_bounds
+from ragstat.simulation.batch_candidates import candidate_bounds, check_inputs
 from ragstat.simulation.batch_df import (
     df_bell_mccaffrey,
     df_moulton,
@@ -51,6 +53,8 @@ from ragstat.simulation.batch_query import query_bootstrap_bounds
 __all__ = ["BatchIntervals", "BatchResult", "batch_intervals"]
 
 _BOOT = ("doc_bootstrap_t", "doc_bootstrap_percentile")
+#: Methods computed when none are named: every method but the small-K candidates.
+_DEFAULT = frozenset(m for e in ESTIMANDS for m in APPLICABLE[e])
 _NOT_BINARY = (
     "non-binary scores need the per-query values (not available from document sums, "
     "so not kept in a census)"
@@ -300,28 +304,6 @@ def _analytic(x: _Samples, estimand: str, method: str) -> Bounds:
     return _wald(x, estimand, method)
 
 
-def _check(n, s, w, level, fpc, methods, estimands, reps) -> None:
-    if n.ndim != 2 or n.shape != s.shape or n.shape != w.shape:
-        raise InputError(
-            f"n, s, w must share one shape (R, K), got {n.shape}, {s.shape}, {w.shape}"
-        )
-    if n.shape[0] < 1 or n.shape[1] < 2:
-        raise InputError(f"need R ≥ 1 samples of K ≥ 2 documents, got shape {n.shape}")
-    if not (np.isfinite(n).all() and np.isfinite(s).all() and np.isfinite(w).all()):
-        raise InputError("n, s and w must be finite")
-    if np.any(n <= 0):
-        raise InputError("every document needs n_d > 0")
-    if not 0 < level < 1:
-        raise InputError(f"level must be between 0 and 1, got {level}")
-    if not 0 <= fpc <= 1:
-        raise InputError(f"fpc (1 − K/M) must lie in [0, 1], got {fpc}")
-    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 1:
-        raise InputError(f"bootstrap replicates must be a positive whole number, got {reps!r}")
-    if set(methods) - set(METHODS) or set(estimands) - set(ESTIMANDS):
-        bad = sorted((set(methods) - set(METHODS)) | (set(estimands) - set(ESTIMANDS)))
-        raise InputError(f"unknown method(s)/estimand(s) {bad}")
-
-
 def _bootstraps(x: _Samples, pairs, reps, rng) -> dict[tuple[str, str], Bounds]:
     """Document bootstraps (one shared set of count matrices) and the 0/1 query bootstrap."""
     out: dict[tuple[str, str], Bounds] = {}
@@ -367,22 +349,29 @@ def batch_intervals(
     bootstraps are unavailable: the per-query values are not kept.
     """
     n, s, w = (np.asarray(a, dtype=np.float64) for a in (n, s, w))
-    wanted = set(METHODS if methods is None else methods)
-    _check(n, s, w, level, fpc, wanted, estimands, bootstrap_reps)
+    wanted = set(_DEFAULT if methods is None else methods)
+    check_inputs(n, s, w, level, fpc, wanted, estimands, bootstrap_reps)
     unit = binary if scores_in_unit is None else bool(scores_in_unit)
     lo, hi = (0.0, 1.0) if bounds is None else bounds
     known = (float(lo), float(hi)) if bounds is not None or unit else None
     if known is not None and not known[0] < known[1]:
         raise InputError(f"bounds must be (lo, hi) with lo < hi, got {bounds!r}")
     x = _Samples(n, s, w, bool(binary), known, float(level), float(fpc))
-    pairs = [(e, m) for e in dict.fromkeys(estimands) for m in APPLICABLE[e] if m in wanted]
+    listed = {e: APPLICABLE[e] + SMALL_K_METHODS for e in ESTIMANDS}
+    pairs = [(e, m) for e in dict.fromkeys(estimands) for m in listed[e] if m in wanted]
     rng = np.random.default_rng() if rng is None else rng
     boot = _bootstraps(x, pairs, int(bootstrap_reps), rng)
+    children = rng.spawn(len(SMALL_K_METHODS)) if wanted & set(SMALL_K_METHODS) else []
     out = []
     for e, m in pairs:
         reason = None
         if (e, m) in boot:
             b = boot[(e, m)]
+        elif m in SMALL_K_METHODS:
+            b, reason = candidate_bounds(
+                m, n, s, e, binary=x.binary, level=x.level, fpc=x.fpc, tol=x.tol,
+                reps=int(bootstrap_reps), children=children,
+            )  # fmt: skip
         elif m == "query_bootstrap":
             b, reason = _nowhere(x), _NOT_BINARY
         else:
