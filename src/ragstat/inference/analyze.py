@@ -130,7 +130,6 @@ def analyze(
     """
     wanted = set(_LISTED if methods is None else methods)
     _check_args(level, bootstrap_reps, seed, wanted, estimands)
-    chosen = methods is not None
     check_documents(stats.K)
     stats, query_scores = _canonical_order(stats, query_scores)
     fpc = fpc_factor(stats.K, population)
@@ -151,7 +150,7 @@ def analyze(
         bounds=stats.known_bounds(),
     )
     kind = section_of(stats.binary, stats.difference)
-    results, choices = _results(x, stats.K, estimands, wanted, seed, recommended, kind, chosen)
+    results, choices = _results(x, stats.K, estimands, wanted, seed, recommended, kind)
     return IntervalReport(
         score=stats.score,
         K=stats.K,
@@ -177,16 +176,17 @@ def _results(
     seed: int,
     recommended: Mapping[str, str] | None,
     kind: str = "binary",
-    chosen: bool = False,
 ) -> tuple[dict[str, EstimandResult], dict[str, Choice]]:
     """Every estimand's intervals and recommended method (the caller's, else the default).
 
-    Without a caller's list (``chosen``) the small-K candidates the table would pick here
-    are computed too, so that the default can be one of them."""
+    Unless the caller sets the recommendation, the small-K candidates the table would pick
+    here are computed too, whatever the requested methods: every verb then shows the same
+    default (one answer), also those that ask for a short list of methods."""
     results: dict[str, EstimandResult] = {}
     choices: dict[str, Choice] = {}
     for est in estimands:
-        extra = set() if chosen else table_candidates(est, K, x.level, kind)
+        overridden = recommended is not None and est in recommended
+        extra = set() if overridden else table_candidates(est, K, x.level, kind)
         ivs = _intervals(x, est, wanted | extra, seed)
         rec: str | None
         if recommended is not None and est in recommended:

@@ -24,6 +24,7 @@ import numpy as np
 from ragstat.errors import InputError
 from ragstat.inference.design_analysis import analyze_design
 from ragstat.inference.estimators import ESTIMANDS
+from ragstat.inference.names import SMALL_K_METHODS
 from ragstat.inference.results import (
     METHODS,
     EstimandResult,
@@ -212,7 +213,7 @@ def compare(
     diff = replace(diff, binary=False, difference=True, bounds=bounds or diff.bounds)
     if design == "srs" and options.get("methods") is None and diff.known_bounds() is None:
         bounded = ("logit", "korn_graubard", "logit_cr2_bm")  # no known range to respect
-        options["methods"] = [m for m in METHODS if m not in bounded]
+        options["methods"] = [m for m in METHODS if m not in bounded + SMALL_K_METHODS]
     report = analyze_design(
         diff,
         design=design,

@@ -27,6 +27,7 @@ from ragstat.engine.local import Executor, blocks_of, get_executor
 from ragstat.errors import InputError
 from ragstat.inference import APPLICABLE, METHODS
 from ragstat.inference.estimators import ESTIMANDS
+from ragstat.inference.names import SMALL_K_METHODS
 from ragstat.simulation.budget import check_budget
 from ragstat.simulation.census import Census
 from ragstat.simulation.designs_sim import run_design_block
@@ -183,7 +184,9 @@ def simulate(
     blocks; without one, ``get_executor(workers)`` does. Same seed, same results, whatever
     the executor.
     """
-    methods = tuple(METHODS if methods is None else methods)
+    methods = tuple(
+        (m for m in METHODS if m not in SMALL_K_METHODS) if methods is None else methods
+    )
     _check(census, ks, reps, methods, estimands, design, types, level, seed, bootstrap_reps)
     check_budget(
         ks,
