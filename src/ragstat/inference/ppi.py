@@ -28,10 +28,14 @@ with few documents. Coverage (%) of the 95 % interval on the slow test's census 
 documents of 1 + Poisson(5) items, pass rate Beta(2, 2), document-level judge error, 30 %
 of items labelled, auto λ), 5 seeds × 2,000 samples (MC SE 0.49 per seed, 0.22 pooled):
 
+    K = 10: jackknife 94.0–94.9 (mean 94.4), CR1 89.8–92.0 (91.0)
     K = 20: jackknife 94.7–95.8 (mean 95.3), CR1 92.8–93.9 (93.3),
             CR2 + Bell–McCaffrey df 93.4–94.7 (94.0), document bootstrap-t 96.0–97.2 (96.4)
+    K = 40: jackknife 94.2–95.8 (95.2), CR1 93.2–94.8 (94.0)
     K = 50: jackknife 94.6–95.9 (95.3), CR1 93.5–95.2 (94.3), CR2 + BM 93.8–95.3 (94.5),
             bootstrap-t 95.3–96.5 (95.8)
+
+(K = 10, 40: ``scripts/make_other_coverage.py --ppi-methods``, seeds 20250531–20250535.)
 
 (CR2: u_d = λ a_U,d/√(1 − m_U,d/N) + (λ a_L,d + b_d)/√(1 − m_L,d/n), the stacked two-mean
 regression's bias-reduced variance.) The jackknife is 11 % wider than CR1 at K = 20, 5 %

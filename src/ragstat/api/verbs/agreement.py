@@ -20,7 +20,7 @@ is recorded in the result.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from ragstat.api.items import Records, read_records
 from ragstat.api.sentences import statistic_sentences
 from ragstat.errors import InputError
 from ragstat.inference import analyze
+from ragstat.inference.other_coverage import agreement_note, tells
 from ragstat.metrics.judging import agreement as k
 from ragstat.metrics.judging.scale import LabelScale, is_missing, make_scale
 from ragstat.records import aggregate_arrays
@@ -241,24 +242,6 @@ def _labelled(
     return items, sc, notes
 
 
-def _kernels(sc: LabelScale) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
-    """Statistic name → function of confusion tables ``(..., q, q)``, for this scale."""
-    out: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-        "accuracy": k.accuracy,
-        "cohen_kappa": k.cohen_kappa,
-    }
-    if sc.scale != "nominal":
-        out["cohen_kappa_linear"] = lambda C: k.cohen_kappa(C, "linear")
-        out["cohen_kappa_quadratic"] = lambda C: k.cohen_kappa(C, "quadratic")
-    out["krippendorff_alpha"] = lambda C: k.krippendorff_alpha(C, sc.scale, sc.values)
-    out["gwet_ac1"] = k.gwet_ac1
-    p = sc.positive
-    if p is not None:
-        out["precision"] = lambda C: k.precision(C, p)
-        out["recall"] = lambda C: k.recall(C, p)
-    return out
-
-
 def _num(x: float) -> float | None:
     return None if not math.isfinite(x) else float(x)
 
@@ -266,18 +249,19 @@ def _num(x: float) -> float | None:
 def _bootstrapped(
     per_doc: np.ndarray, sc: LabelScale, level: float, reps: int, rng: np.random.Generator
 ) -> list[AgreementStatistic]:
-    pooled = per_doc.sum(axis=0)
-    K = per_doc.shape[0]
-    tables = k.bootstrap_tables(per_doc, reps, rng) if K >= 2 else None
+    kernels = k.statistic_kernels(sc.scale, sc.values, sc.positive)
+    if per_doc.shape[0] < 2:
+        pooled = per_doc.sum(axis=0)
+        return [
+            AgreementStatistic(name, _num(float(f(pooled))), None, None, BOOTSTRAP, reason=_ONE_DOC)
+            for name, f in kernels.items()
+        ]
     out = []
-    for name, f in _kernels(sc).items():
-        est = _num(float(f(pooled)))
-        if tables is None:
-            out.append(AgreementStatistic(name, est, None, None, BOOTSTRAP, reason=_ONE_DOC))
-            continue
-        lo, hi, dropped = k.percentile_interval(f(tables), level)
+    for name, (est, lo, hi, dropped) in k.bootstrap_intervals(
+        per_doc, kernels, level, reps, rng
+    ).items():
         why = None if math.isfinite(lo) else "undefined in every bootstrap replicate"
-        out.append(AgreementStatistic(name, est, _num(lo), _num(hi), BOOTSTRAP, dropped, why))
+        out.append(AgreementStatistic(name, _num(est), _num(lo), _num(hi), BOOTSTRAP, dropped, why))
     return out
 
 
@@ -328,14 +312,25 @@ def _check(level: float, reps: int) -> None:
 FEW_DOCUMENTS = 20
 
 
-def _notes(items: _Items, sc: LabelScale, positive: Any) -> list[str]:
-    notes = []
-    K = np.unique(items.docs.astype(str)).size
+def coverage_note(K: int, sc: LabelScale, level: float) -> str | None:
+    """How far the intervals fell short of 95 % in simulation at K documents (None when
+    they reach it); the generic few-documents caution where the table does not tell."""
+    family = "binary" if sc.q == 2 else "three-category"
+    if tells("agreement", family, "cohen_kappa", K, level):
+        names = list(k.statistic_kernels(sc.scale, sc.values, sc.positive))
+        return agreement_note(K, sc.q, sc.scale, names, level)
     if K < FEW_DOCUMENTS:
-        notes.append(
+        return (
             f"only {K} documents: percentile bootstrap intervals tend to be too narrow with "
             f"fewer than {FEW_DOCUMENTS}; read them as rough"
         )
+    return None
+
+
+def _notes(items: _Items, sc: LabelScale, positive: Any, level: float) -> list[str]:
+    K = np.unique(items.docs.astype(str)).size
+    note = coverage_note(K, sc, level)
+    notes = [] if note is None else [note]
     if sc.positive is None:
         notes.append("precision/recall need a positive label (positive=…, --positive)")
     elif positive is None:
@@ -395,5 +390,5 @@ def agreement(
         source=label, judge=judge, human=human, cluster=cluster, scale=scale,
         labels=sc.categories, positive=None if sc.positive is None else sc.categories[sc.positive],
         level=level, seed=seed, bootstrap_reps=bootstrap_reps, items=len(rows), overall=overall,
-        slice_by=slice_by, slices=slices, notes=tuple(notes + _notes(items, sc, positive)),
+        slice_by=slice_by, slices=slices, notes=tuple(notes + _notes(items, sc, positive, level)),
     )  # fmt: skip

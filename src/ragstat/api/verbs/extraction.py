@@ -43,6 +43,7 @@ from ragstat.api.items import (
     score_intervals,
 )
 from ragstat.errors import InputError
+from ragstat.inference.other_coverage import shortfall_sentence
 from ragstat.metrics.extraction import Matching
 
 __all__ = ["INPUTS", "ExtractionScores", "extraction"]
@@ -208,6 +209,23 @@ def _f1(w: _Work, level: float, reps: int, seed: int) -> dict[str, dict[str, Any
     return out
 
 
+def _f1_notes(f1: dict[str, dict[str, Any]], level: float) -> list[str]:
+    """How far the shown overall F1 intervals fell short of 95 % in simulation at their
+    number of documents (nothing where they reach it)."""
+    by_k: dict[int, list[str]] = {}
+    for name, e in f1.items():
+        if ":" not in name and e["reason"] is None:
+            by_k.setdefault(int(e["clusters"]), []).append(name)
+    out = []
+    for K, names in sorted(by_k.items()):
+        what = "corpus F1, simulated on entity extraction"
+        said = shortfall_sentence("extraction_f1", "entities", [("f1", n) for n in names], K,
+                                  level, what)  # fmt: skip
+        if said:
+            out.append(said)
+    return out
+
+
 def extraction(
     data: Records,
     *,
@@ -243,6 +261,7 @@ def extraction(
         questions=w.questions,
     )  # fmt: skip
     f1 = _f1(w, level, bootstrap_reps, seed)
+    notes = (*w.notes, *_f1_notes(f1, level))
     return ExtractionScores(
-        "extraction", label, found, note, tuple(w.notes), level, seed, f1=f1, inputs=inputs
+        "extraction", label, found, note, notes, level, seed, f1=f1, inputs=inputs
     )

@@ -34,7 +34,7 @@ An undefined value (a zero denominator) is NaN, never a reassuring 0 or 1.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -42,7 +42,9 @@ __all__ = [
     "BLOCK_ELEMENTS",
     "KAPPA_WEIGHTS",
     "SCALES",
+    "Kernel",
     "accuracy",
+    "bootstrap_intervals",
     "bootstrap_tables",
     "check_size",
     "cohen_kappa",
@@ -52,6 +54,7 @@ __all__ = [
     "percentile_interval",
     "precision",
     "recall",
+    "statistic_kernels",
 ]
 
 #: Levels of measurement of Krippendorff's α (and of the labels' scale).
@@ -228,3 +231,41 @@ def percentile_interval(replicates: np.ndarray, level: float) -> tuple[float, fl
         return float("nan"), float("nan"), dropped
     lo, hi = np.quantile(finite, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return float(lo), float(hi), dropped
+
+
+Kernel = Callable[[np.ndarray], np.ndarray]
+
+
+def statistic_kernels(
+    scale: str, values: np.ndarray | None, positive: int | None
+) -> dict[str, Kernel]:
+    """Statistic name → function of confusion tables ``(..., q, q)`` on a scale of this level
+    (weighted κ on an ordinal or interval scale; α at the scale's level; precision/recall
+    when a positive category is known)."""
+    out: dict[str, Kernel] = {"accuracy": accuracy, "cohen_kappa": cohen_kappa}
+    if scale != "nominal":
+        out["cohen_kappa_linear"] = lambda C: cohen_kappa(C, "linear")
+        out["cohen_kappa_quadratic"] = lambda C: cohen_kappa(C, "quadratic")
+    out["krippendorff_alpha"] = lambda C: krippendorff_alpha(C, scale, values)
+    out["gwet_ac1"] = gwet_ac1
+    if positive is not None:
+        out["precision"] = lambda C: precision(C, positive)
+        out["recall"] = lambda C: recall(C, positive)
+    return out
+
+
+def bootstrap_intervals(
+    per_doc: np.ndarray, kernels: Mapping[str, Kernel], level: float, reps: int,
+    rng: np.random.Generator,
+) -> dict[str, tuple[float, float, float, int]]:  # fmt: skip
+    """Per statistic: its value on the pooled table and the percentile interval of ``reps``
+    document-cluster bootstrap replicates (:func:`bootstrap_tables`, one draw shared by
+    every statistic), with the count of undefined replicates left out — what the agreement
+    verb reports (``K ≥ 2`` documents)."""
+    pooled = per_doc.sum(axis=0)
+    tables = bootstrap_tables(per_doc, reps, rng)
+    out = {}
+    for name, f in kernels.items():
+        lo, hi, dropped = percentile_interval(f(tables), level)
+        out[name] = (float(f(pooled)), lo, hi, dropped)
+    return out
