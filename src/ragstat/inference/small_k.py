@@ -16,6 +16,7 @@ import numpy as np
 
 from ragstat.inference.bayes import beta_binomial
 from ragstat.inference.bca import doc_bootstrap_bca
+from ragstat.inference.calibrated import doc_bootstrap_calibrated
 from ragstat.inference.defaults import (
     BOUNDED_METHODS,
     NEVER_RECOMMENDED,
@@ -52,6 +53,7 @@ CANDIDATES: dict[str, Compute] = {
     "wcr": wcr,
     "doc_bootstrap_bca": doc_bootstrap_bca,
     "beta_binomial": _beta_binomial,
+    "doc_bootstrap_calibrated": lambda x, e, rng: doc_bootstrap_calibrated(x, e, rng),
 }
 
 

@@ -17,8 +17,12 @@ import numpy as np
 from ragstat.errors import InputError
 from ragstat.inference.estimators import ESTIMANDS
 from ragstat.inference.names import METHODS, SMALL_K_METHODS
+from ragstat.simulation.batch_bayes import beta_binomial_batch_bounds
+from ragstat.simulation.batch_bca import bca_batch_bounds
 from ragstat.simulation.batch_boot import Bounds
+from ragstat.simulation.batch_calibrated import calibrated_batch_bounds
 from ragstat.simulation.batch_cr3 import cr3_batch_bounds
+from ragstat.simulation.batch_wild import wcr_batch_bounds
 
 __all__ = ["NOT_BINARY_MODEL", "candidate_bounds", "check_inputs"]
 
@@ -75,5 +79,15 @@ def candidate_bounds(
     rng = children[SMALL_K_METHODS.index(method)]
     if method == "cr3_bm":
         return cr3_batch_bounds(n, s, estimand, level=level, fpc=fpc, tol=tol), None
-    del rng, binary, reps
-    raise InputError(f"{method} has no batch form yet")  # pragma: no cover
+    if method == "wcr":
+        got = wcr_batch_bounds(n, s, estimand, level=level, fpc=fpc, rng=rng, tol=tol, reps=reps)
+        return got, None
+    if method == "doc_bootstrap_bca":
+        got = bca_batch_bounds(n, s, estimand, level=level, fpc=fpc, rng=rng, tol=tol, reps=reps)
+        return got, None
+    if method == "beta_binomial":
+        got = beta_binomial_batch_bounds(
+            n, s, estimand, level=level, fpc=fpc, rng=rng, tol=tol, draws=reps, binary=binary
+        )
+        return got, None if binary else NOT_BINARY_MODEL
+    return calibrated_batch_bounds(n, s, estimand, level=level, fpc=fpc, rng=rng, tol=tol), None
