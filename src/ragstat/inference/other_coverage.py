@@ -95,8 +95,8 @@ def shortfall_sentence(
 ) -> str | None:  # fmt: skip
     """One sentence naming each statistic (``(table name, words)``) whose interval covered
     below nominal − 2 MC SE with K documents, e.g. "with 12 documents these 95 % intervals
-    covered less than 95 % in simulation (binary labels; interpolated between 10 and 20
-    documents): Cohen's κ about 91 %, …; the true uncertainty is wider than shown"; None
+    covered less than 95 % in simulation on 0/1 labels (interpolated between 10 and 20
+    documents): Cohen's κ about 90 %, …; the true uncertainty is wider than shown"; None
     when every one reaches it, at another level, or when the table does not tell."""
     if not math.isclose(level, TABLE_LEVEL):
         return None
@@ -108,8 +108,8 @@ def shortfall_sentence(
     hows = sorted({c.how for _, c in short})
     these = "this 95 % interval" if len(short) == 1 else "these 95 % intervals"
     return (
-        f"with {K} documents {these} covered less than 95 % in simulation ({what}; "
-        f"{'; '.join(hows)}): {parts}; the true uncertainty is wider than shown"
+        f"with {K} documents {these} covered less than 95 % in simulation on {what} "
+        f"({'; '.join(hows)}): {parts}; the true uncertainty is wider than shown"
     )
 
 
@@ -135,9 +135,11 @@ def agreement_note(K: int, q: int, scale: str, names: Sequence[str], level: floa
     """The agreement verb's sentence for its statistics ``names`` on ``q`` labels at K
     documents: the binary table for two labels, the three-category one for more; None
     when they reach nominal − 2 MC SE or the table does not tell (:func:`tells`)."""
-    family, what = ("binary", "0/1 labels") if q == 2 else ("three-category", "3 labels")
+    family, what = (
+        ("binary", "0/1 labels") if q == 2 else ("three-category", "three-category labels")
+    )
     stats = [(_agreement_row(n, q, scale), AGREEMENT_WORDS.get(n, n)) for n in names]
-    return shortfall_sentence("agreement", family, stats, K, level, f"simulated on {what}")
+    return shortfall_sentence("agreement", family, stats, K, level, what)
 
 
 def tells(interval: str, family: str, statistic: str, K: int, level: float) -> bool:

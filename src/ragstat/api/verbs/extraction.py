@@ -218,7 +218,7 @@ def _f1_notes(f1: dict[str, dict[str, Any]], level: float) -> list[str]:
             by_k.setdefault(int(e["clusters"]), []).append(name)
     out = []
     for K, names in sorted(by_k.items()):
-        what = "corpus F1, simulated on entity extraction"
+        what = "entity extraction (corpus F1)"
         said = shortfall_sentence("extraction_f1", "entities", [("f1", n) for n in names], K,
                                   level, what)  # fmt: skip
         if said:
