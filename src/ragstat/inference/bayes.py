@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import betaln, expit
+from scipy.special import expit
 
 from ragstat.inference.methods import Sample, census_interval, in_range
 from ragstat.inference.results import Interval
@@ -67,14 +67,30 @@ def log_prior(eta: np.ndarray, lam: np.ndarray) -> np.ndarray:
     return -np.logaddexp(0, eta) - np.logaddexp(0, -eta) + lam - 2 * np.logaddexp(0, lam)
 
 
+def _log_rising(x: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Σ_d (log Γ(x + v_d) − log Γ(x)) = Σ_j C_j log(x + j), C_j = #{d: v_d > j}; the factors
+    of a run of equal C_j (at most 32, far from overflow) are multiplied before one log."""
+    J = int(values.max()) if values.size else 0
+    if J == 0:  # every count 0: no factor
+        return np.zeros_like(x)
+    C = (values[:, None] > np.arange(J)[None, :]).sum(axis=0)
+    starts = sorted({0, *(np.flatnonzero(np.diff(C)) + 1).tolist(), *range(0, J, 32)} - {J})
+    acc = np.zeros_like(x)
+    for j0, j1 in zip(starts, [*starts[1:], J], strict=True):
+        P = x + float(j0)
+        for j in range(j0 + 1, j1):
+            P *= x + float(j)
+        acc += C[j0] * np.log(P)
+    return acc
+
+
 def _loglik(eta: np.ndarray, lam: np.ndarray, n: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Σ_d log BetaBinomial(s_d | n_d, μφ, (1 − μ)φ) up to a constant, on a grid of cells."""
-    pairs, mult = np.unique(np.column_stack([n, s]), axis=0, return_counts=True)
+    """Σ_d log BetaBinomial(s_d | n_d, μφ, (1 − μ)φ) up to a constant, on a grid of cells:
+    log B(s + a, n − s + b) − log B(a, b) = A(s; a) + A(n − s; b) − A(n; φ) with
+    A(k; x) = log Γ(x + k) − log Γ(x) (integer counts; equal to the betaln form to rounding)."""
     mu, phi = expit(eta), np.exp(lam)
-    a, b = (mu * phi)[:, None], ((1 - mu) * phi)[:, None]
-    nn, ss = pairs[:, 0][None, :], pairs[:, 1][None, :]
-    per = betaln(ss + a, nn - ss + b) - betaln(a, b)
-    return per @ mult
+    a, b = mu * phi, (1 - mu) * phi
+    return _log_rising(a, s) + _log_rising(b, n - s) - _log_rising(phi, n)
 
 
 @dataclass(frozen=True, eq=False)

@@ -362,6 +362,7 @@ def batch_intervals(
     rng = np.random.default_rng() if rng is None else rng
     boot = _bootstraps(x, pairs, int(bootstrap_reps), rng)
     children = rng.spawn(len(SMALL_K_METHODS)) if wanted & set(SMALL_K_METHODS) else []
+    shared: dict = {}
     out = []
     for e, m in pairs:
         reason = None
@@ -370,7 +371,8 @@ def batch_intervals(
         elif m in SMALL_K_METHODS:
             b, reason = candidate_bounds(
                 m, n, s, e, binary=x.binary, level=x.level, fpc=x.fpc, tol=x.tol,
-                reps=int(bootstrap_reps), children=children,
+                reps=int(bootstrap_reps), children=children, shared=shared,
+                estimands=[e2 for e2, m2 in pairs if m2 == m],
             )  # fmt: skip
         elif m == "query_bootstrap":
             b, reason = _nowhere(x), _NOT_BINARY

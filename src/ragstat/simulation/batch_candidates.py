@@ -17,7 +17,7 @@ import numpy as np
 from ragstat.errors import InputError
 from ragstat.inference.estimators import ESTIMANDS
 from ragstat.inference.names import METHODS, SMALL_K_METHODS
-from ragstat.simulation.batch_bayes import beta_binomial_batch_bounds
+from ragstat.simulation.batch_bayes import beta_binomial_batch
 from ragstat.simulation.batch_bca import bca_batch_bounds
 from ragstat.simulation.batch_boot import Bounds
 from ragstat.simulation.batch_calibrated import calibrated_batch_bounds
@@ -74,8 +74,13 @@ def candidate_bounds(
     tol: np.ndarray,
     reps: int,
     children: Sequence[np.random.Generator],
+    shared: dict[str, dict[str, Bounds]] | None = None,
+    estimands: Sequence[str] = ESTIMANDS,
 ) -> tuple[Bounds, str | None]:
-    """One candidate's bounds for the rows of (n, s), and why it is unavailable on all rows."""
+    """One candidate's bounds for the rows of (n, s), and why it is unavailable on all rows.
+
+    ``shared`` keeps what one call computes for every estimand (the beta-binomial posterior
+    grid serves micro and macro): pass the same dict for every estimand of a batch."""
     rng = children[SMALL_K_METHODS.index(method)]
     if method == "cr3_bm":
         return cr3_batch_bounds(n, s, estimand, level=level, fpc=fpc, tol=tol), None
@@ -86,8 +91,11 @@ def candidate_bounds(
         got = bca_batch_bounds(n, s, estimand, level=level, fpc=fpc, rng=rng, tol=tol, reps=reps)
         return got, None
     if method == "beta_binomial":
-        got = beta_binomial_batch_bounds(
-            n, s, estimand, level=level, fpc=fpc, rng=rng, tol=tol, draws=reps, binary=binary
-        )
-        return got, None if binary else NOT_BINARY_MODEL
+        shared = {} if shared is None else shared
+        if method not in shared:
+            shared[method] = beta_binomial_batch(
+                n, s, tuple(dict.fromkeys((*estimands, estimand))), level=level, fpc=fpc,
+                rng=rng, draws=reps, binary=binary,
+            )  # fmt: skip
+        return shared[method][estimand], None if binary else NOT_BINARY_MODEL
     return calibrated_batch_bounds(n, s, estimand, level=level, fpc=fpc, rng=rng, tol=tol), None
