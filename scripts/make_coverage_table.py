@@ -91,12 +91,22 @@ def _simulate(records: Path, part: str, args: argparse.Namespace) -> dict:
         bootstrap_reps=args.bootstrap_reps or boot,
         seed=args.seed,
         workers=args.workers,
+        methods=_methods(part),
     )
     return {"census": report.census.to_dict(), "by_k": _rows(report)}
 
 
+def _methods(part: str) -> tuple[str, ...]:
+    """Every method; for the paired differences the small-K candidates too (the
+    beta-binomial model is for 0/1 scores only, so not for a difference)."""
+    from ragstat.inference.names import METHODS, SMALL_K_METHODS
+
+    if part == "paired":
+        return tuple(m for m in METHODS if m != "beta_binomial")
+    return tuple(m for m in METHODS if m not in SMALL_K_METHODS)
+
+
 def _settings(part: str, args: argparse.Namespace) -> dict:
-    from ragstat.inference.results import METHODS
 
     reps, boot = SIZES[part]
     study = (
@@ -111,7 +121,7 @@ def _settings(part: str, args: argparse.Namespace) -> dict:
         "level": 0.95,
         "ks": list(KS),
         "estimands": ["micro", "macro"],
-        "methods": list(METHODS),
+        "methods": list(_methods(part)),
         "reps_per_k": args.reps or reps,
         "bootstrap_reps": args.bootstrap_reps or boot,
         "seed": args.seed,

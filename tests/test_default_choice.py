@@ -14,6 +14,7 @@ import pytest
 
 from ragstat.inference import analyze
 from ragstat.inference import defaults as d
+from ragstat.inference.names import SMALL_K_METHODS as SMALL_K
 from ragstat.inference.results import METHODS
 from ragstat.records import aggregate_arrays
 
@@ -23,89 +24,120 @@ ALL = set(METHODS)
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "planalto-leis.jsonl"
 
 
+FAMILIES_MIN = 3 + 5  # the corpora and the 0/1 synthetic families
+
+
 def _cell(coverage: float, width: float, se: float = 0.004) -> dict:
-    return {"coverage": coverage, "mc_se": se, "mean_width": width, "reps": 4000}
+    return {"coverage": coverage, "mc_se": se, "width_vs_reference": width}
 
 
 @pytest.fixture
 def fake_table(monkeypatch) -> Iterator[None]:
-    """One corpus, K = 5 and 20: at 20 cr1 is narrow but short, cr2_bm reaches; at 5 none."""
-    by_k = {
-        "5": {
-            "micro": {
-                "cr2_bm": _cell(0.880, 0.30),
-                "korn_graubard": _cell(0.912, 0.40),
-                "wald_iid": _cell(0.990, 0.05),
-            }
-        },
-        "20": {
-            "micro": {
-                "cr1": _cell(0.930, 0.10),
-                "cr2_bm": _cell(0.945, 0.12),
-                "logit": _cell(0.960, 0.14),
-                "wald_iid": _cell(0.999, 0.01),
-                "wald_effective_n": _cell(0.999, 0.02),
-            }
-        },
-    }
-    table = {"settings": {"ks": [5, 20]}, "corpora": {"one": {"by_k": by_k}}}
-    monkeypatch.setattr(d, "coverage_table", lambda: table)
-    d.pooled_rows.cache_clear()
+    """Two 0/1 families, K = 5 and 20: at 20 cr1 is narrow but short in family b, cr2_bm
+    reaches in both and logit too; at 5 none reaches in both."""
+
+    def family(name: str, cr1: float, kg5: float) -> dict:
+        by_k = {
+            "5": {
+                "micro": {
+                    "cr2_bm": _cell(0.880, 1.0),
+                    "korn_graubard": _cell(kg5, 1.2),
+                    "wald_iid": _cell(0.990, 0.2),
+                }
+            },
+            "20": {
+                "micro": {
+                    "cr1": _cell(cr1, 0.9),
+                    "cr2_bm": _cell(0.945, 1.0),
+                    "logit": _cell(0.960, 1.1),
+                    "wald_iid": _cell(0.999, 0.1),
+                    "wald_effective_n": _cell(0.999, 0.2),
+                }
+            },
+        }
+        return {"label": f"family {name}", "census": {"binary": True}, "by_k": by_k}
+
+    families = {"a": family("a", 0.95, 0.93), "b": family("b", 0.90, 0.912)}
+    table = {"settings": {"ks": [5, 20]}, "families": families}
+    monkeypatch.setattr(d, "contest_table", lambda: table)
+    monkeypatch.setattr(d, "coverage_table", lambda: {})
+    d.family_rows.cache_clear()
     yield
-    d.pooled_rows.cache_clear()
+    d.family_rows.cache_clear()
 
 
-def test_table_ships_with_every_corpus_k_estimand_and_method():
-    path = resources.files("ragstat.inference").joinpath("data/coverage_table.json")
+def test_contest_table_ships_with_every_family_k_estimand_and_method():
+    path = resources.files("ragstat.inference").joinpath("data/contest_table.json")
     assert path.is_file()
-    table = d.coverage_table()
-    assert table is not None and table["ragstat_version"]
+    table = d.contest_table()
+    assert table is not None and table["ragstat_version"] and table["runs"]
     s = table["settings"]
-    assert s["level"] == 0.95 and s["ks"] == KS and s["reps_per_k"] >= 1000
-    assert s["bootstrap_reps"] >= 199
-    assert set(table["corpora"]) == CORPORA
-    for corpus in table["corpora"].values():
-        assert sorted(map(int, corpus["by_k"])) == KS
-        for cell in corpus["by_k"].values():
-            assert set(cell) == {"micro", "macro"}
-            assert {"cr2_bm", "cr1", "logit", "korn_graubard"} <= set(cell["micro"])
-            assert {"t_rates", "logit", "korn_graubard"} <= set(cell["macro"])
-            for row in (*cell["micro"].values(), *cell["macro"].values()):
-                assert 0 <= row["coverage"] <= 1 and row["mc_se"] >= 0 and row["reps"] > 0
+    assert s["level"] == 0.95 and s["ks"] == KS and s["reps_per_cell"] == 4000
+    assert s["bootstrap_reps"] >= 999 and s["seed"] is not None
+    assert CORPORA <= set(table["families"])
+    binary = d.table_section("binary")
+    continuous = d.table_section("continuous")
+    assert binary is not None and continuous is not None
+    assert len(binary["corpora"]) >= FAMILIES_MIN and len(continuous["corpora"]) >= 3
+    for family in table["families"].values():
+        assert family["label"] and sorted(map(int, family["by_k"])) == KS
+        for cell in family["by_k"].values():
+            assert {"micro", "macro"} <= set(cell)
+            assert {"cr2_bm", "logit", "korn_graubard", *SMALL_K} <= set(cell["micro"])
+            assert {"t_rates", "logit", "korn_graubard", *SMALL_K} <= set(cell["macro"])
+            for est in ("micro", "macro"):
+                for row in cell[est].values():
+                    assert 0 <= row["coverage"] <= 1 and row["mc_se"] >= 0
 
 
+@pytest.mark.parametrize("kind", ["binary", "continuous", "paired"])
 @pytest.mark.parametrize("estimand", ["micro", "macro"])
 @pytest.mark.parametrize("K", [3, 5, 14, 20, 33, 80, 600])
-def test_pick_is_narrowest_within_two_mc_se_and_never_naive(estimand, K):
-    c = d.default_choice(estimand, K, 0.95, False, ALL)
+def test_pick_reaches_nominal_in_every_family_or_comes_closest(kind, estimand, K):
+    c = d.default_choice(estimand, K, 0.95, False, ALL, kind=kind)
     assert c.method not in d.NEVER_RECOMMENDED
     assert d.nearest_k(K, KS) == c.K
-    assert set(c.corpora) == CORPORA
-    rows = {r.method: r for r in d.pooled_rows(estimand, c.K) if r.method in ALL}
-    ok = [r for r in rows.values() if r.coverage >= 0.95 - 2 * r.coverage_se]
-    ok = [r for r in ok if r.method not in d.NEVER_RECOMMENDED]
+    section = d.table_section(kind)
+    assert section is not None and set(c.corpora) == set(section["corpora"])
+    cells = [f["by_k"][str(c.K)][estimand] for f in section["corpora"].values()]
+
+    def everywhere(method: str) -> bool:
+        return all(x[method]["coverage"] >= 0.95 - 2 * x[method]["mc_se"] for x in cells)
+
+    rows = {r.method: r for r in d.family_rows(estimand, c.K, kind) if r.method in ALL}
+    fair = [r for r in rows.values() if r.method not in d.NEVER_RECOMMENDED]
+    ok = [r for r in fair if everywhere(r.method)]
     chosen = rows[c.method]
     if ok:
         assert c.reached and chosen in ok
         assert chosen.mean_width == min(r.mean_width for r in ok)
     else:
-        assert not c.reached
-        fair = [r for r in rows.values() if r.method not in d.NEVER_RECOMMENDED]
-        assert chosen.coverage == max(r.coverage for r in fair)
+        assert not c.reached and "points short there" in c.note
+        assert chosen.typical == max(r.typical for r in fair)
+        mean = sum(x[c.method]["coverage"] for x in cells) / len(cells)
+        assert chosen.typical == pytest.approx(mean, abs=1e-12)
+        worst = min(x[c.method]["coverage"] + 2 * x[c.method]["mc_se"] for x in cells)
+        assert chosen.coverage + 2 * chosen.coverage_se == worst
 
 
 def test_rule_on_a_known_table(fake_table):
     c = d.default_choice("micro", 22, 0.95, False, ALL)
     assert (c.method, c.K, c.coverage) == ("cr2_bm", 20, 0.945)
-    assert c.note == "on similar data (1 corpora) this method covered 94.5 % at K = 20"
+    assert c.note == (
+        "on similar data this method reached 95 % at K = 20 in all 2 families simulated "
+        "(lowest: 94.5 %)"
+    )
     assert d.default_choice("micro", 22, 0.95, False, {"logit", "wald_iid"}).method == "logit"
+    assert d.default_choice("micro", 22, 0.95, False, {"cr1", "logit"}).method == "logit"
 
 
 def test_note_when_no_method_reaches_nominal(fake_table):
     c = d.default_choice("micro", 4, 0.95, False, ALL)
     assert c.method == "korn_graubard" and not c.reached
     assert c.note == (
-        "with K = 4 documents no method reaches 95 % on similar data (best: korn_graubard, 91.2 %)"
+        "with K = 4 documents no method reaches 95 % in every family of similar data: "
+        "korn_graubard covered 92.1 % on average over 2 families, 91.2 % in its worst "
+        "(family b): 3.8 points short there"
     )
     assert d.choices_note({"micro": c}) == [f"micro: {c.note}"]
 
@@ -216,10 +248,10 @@ def test_planalto_per_law_intervals_in_unit_range(planalto_by_law):
         assert 0 <= r["macro_lower"] <= r["macro_upper"] <= 1, r
 
 
-def test_table_without_paired_section_still_reads(fake_table):
-    """A table written before the paired section: rates read as before, differences fall
-    back to the method guide (never to an interval that leaves the range)."""
-    assert d.table_section("rates") is not None and d.table_section("paired") is None
+def test_missing_paired_section_falls_back_to_the_guide(fake_table):
+    """Without the paired table, differences fall back to the method guide (never to an
+    interval that leaves the range); 0/1 scores still read the contest."""
+    assert d.table_section("binary") is not None and d.table_section("paired") is None
     assert d.default_choice("micro", 20, 0.95, True, ALL).method == "cr2_bm"
     c = d.default_choice("micro", 20, 0.95, True, ALL, kind="paired", bounds=(-1.0, 1.0))
     assert c.method == "cr2_bm" and "(paired) is missing" in c.note
@@ -230,7 +262,7 @@ def test_table_without_paired_section_still_reads(fake_table):
 
 
 def test_paired_pick_that_leaves_the_range_is_replaced():
-    rows = d.pooled_rows("micro", 20, "paired")
+    rows = d.family_rows("micro", 20, "paired")
     pick, _ = d.pick_row(rows, 0.95)
     c = d.default_choice("micro", 20, 0.95, True, ALL, kind="paired", bounds=(-1.0, 1.0))
     assert c.method == pick.method and "similar differences" in c.note

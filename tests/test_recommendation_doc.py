@@ -28,22 +28,30 @@ def test_recommendation_page_is_the_generated_one():
     )
 
 
-def test_page_marks_the_rule_s_pick_in_both_tables():
+def test_page_marks_the_rule_s_pick_in_every_section():
     text = DOC.read_text(encoding="utf-8")
     for kind in d.SECTIONS:
         section = d.table_section(kind)
         assert section is not None, kind
         for k in section["settings"]["ks"]:
             for est in ("micro", "macro"):
-                row, _ = d.pick_row(d.pooled_rows(est, k, kind), d.TABLE_LEVEL)
-                assert f"| {k} | {est} | **{row.method}** |" in text
+                row, _ = d.pick_row(d.family_rows(est, k, kind), d.TABLE_LEVEL)
+                assert f"| **{row.method}** |" in text
+                assert f"{row.method} {row.coverage * 100:.1f} %" in text
 
 
-def test_paired_section_is_separate_and_the_rate_section_reads_as_before():
+def test_page_states_the_seed_and_the_run_time_of_the_contest():
+    table = d.contest_table()
+    assert table is not None
+    text = DOC.read_text(encoding="utf-8")
+    assert f"seed {table['settings']['seed']}" in text
+    minutes = sum(r["seconds"] for r in table["runs"]) / 60
+    assert f"The contest ran in {minutes:.1f} minutes" in text
+
+
+def test_paired_section_keeps_its_own_settings():
     path = resources.files("ragstat.inference").joinpath("data/coverage_table.json")
     table = json.loads(path.read_text(encoding="utf-8"))
-    assert set(table["corpora"]) == set(table["paired"]["corpora"])
-    assert table["settings"]["reps_per_k"] == 4000  # the rate section, unchanged
     paired = table["paired"]["settings"]
     assert paired["bounds"] == [-1.0, 1.0] and paired["ks"] == [5, 10, 20, 40, 80]
     assert paired["reps_per_k"] == 2000 and paired["bootstrap_reps"] == 499

@@ -32,6 +32,11 @@ _LABEL = {
     "logit": "logit",
     "korn_graubard": "Korn–Graubard",
     "logit_cr2_bm": "logit around CR2",
+    "cr3_bm": "CR3 (jackknife)",
+    "wcr": "wild bootstrap-t",
+    "doc_bootstrap_bca": "document bootstrap BCa",
+    "beta_binomial": "Bayesian beta-binomial",
+    "doc_bootstrap_calibrated": "calibrated document bootstrap",
 }
 #: What a study folder holds after `ragstat study` (report.json and report.md beside the HTML).
 OUTPUTS = (

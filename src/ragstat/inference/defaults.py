@@ -14,8 +14,9 @@ are its families). docs/recommendation.md writes the rule out with the tables.
 
 The rule, at the nearest tabulated K: a method reaches nominal in a family when its coverage
 is at least nominal − 2 MC SE there; the default is the narrowest method (mean width relative
-to CR2 over the families) that reaches it in every family; if none does, the method whose
-worst family comes closest, and the output says how far it falls short. Naive methods and the
+to CR2 over the families) that reaches it in every family; if none does, the method with the
+highest mean coverage over the families, and the output says how far its worst family falls
+short. Naive methods and the
 effective-n diagnostic never. The recommended interval must lie in the known range: when the
 pick leaves it on this sample, the best method that cannot leave it is recommended instead.
 """
@@ -82,6 +83,13 @@ class Row:
     coverage: float
     coverage_se: float
     mean_width: float | None
+    #: Over several families: the mean coverage (``coverage`` is the binding family's).
+    mean_coverage: float | None = None
+
+    @property
+    def typical(self) -> float:
+        """The mean coverage over families when known, else ``coverage``."""
+        return self.coverage if self.mean_coverage is None else self.mean_coverage
 
 
 @dataclass(frozen=True)
@@ -123,8 +131,9 @@ def pick_row(rows: Iterable[R], level: float) -> tuple[R, int] | None:
     """The recommended row and how many reached the bar (0: nominal not reached).
 
     Narrowest among coverage ≥ nominal − 2 MC SE (ties: higher coverage, then the stable
-    method order); if none reached it, the highest coverage (ties: narrower). Naive methods
-    and wald_effective_n are never picked.
+    method order); if none reached it, the highest coverage — over families, the highest
+    mean coverage (`Row.typical`; ties: narrower). Naive methods and wald_effective_n are
+    never picked.
     """
     rows = [r for r in rows if r.method not in NEVER_RECOMMENDED]
     if not rows:
@@ -133,8 +142,12 @@ def pick_row(rows: Iterable[R], level: float) -> tuple[R, int] | None:
     if eligible:
         best = min(eligible, key=lambda r: (_width(r), -r.coverage, _order(r), r.method))
         return best, len(eligible)
-    best = min(rows, key=lambda r: (-r.coverage, _width(r), _order(r), r.method))
+    best = min(rows, key=lambda r: (-_typical(r), _width(r), _order(r), r.method))
     return best, 0
+
+
+def _typical(r: _Scored) -> float:
+    return float(getattr(r, "typical", r.coverage))
 
 
 def _packaged(name: str) -> dict | None:
@@ -199,9 +212,9 @@ def nearest_k(K: int, ks: Iterable[int]) -> int:
 def family_rows(estimand: str, k: int, kind: str = "binary") -> tuple[Row, ...]:
     """Per method, its binding family at tabulated ``k``: the coverage and MC SE of the family
     where coverage − (nominal − 2 MC SE) is smallest (so `pick_row`'s bar on this row is the
-    bar in every family), and the mean over families of the width relative to CR2
-    (``width_vs_reference``; the absolute mean width in tables without it). Methods missing
-    from any family are left out."""
+    bar in every family), the mean over families of the width relative to CR2
+    (``width_vs_reference``; the absolute mean width in tables without it) and of the
+    coverage. Methods missing from any family are left out."""
     families = _table(kind)["corpora"]
     cells = [c["by_k"][str(k)][estimand] for c in families.values()]
     common = set.intersection(*(set(c) for c in cells))
@@ -211,7 +224,8 @@ def family_rows(estimand: str, k: int, kind: str = "binary") -> tuple[Row, ...]:
         worst = min(cs, key=lambda x: x["coverage"] + MC_SLACK * x["mc_se"])
         widths = [x.get("width_vs_reference", x.get("mean_width")) for x in cs]
         width = None if None in widths else sum(widths) / len(widths)
-        rows.append(Row(method, worst["coverage"], worst["mc_se"], width))
+        mean = sum(x["coverage"] for x in cs) / len(cs)
+        rows.append(Row(method, worst["coverage"], worst["mc_se"], width, mean))
     return tuple(rows)
 
 
@@ -252,9 +266,10 @@ def _from_table(
     else:
         text = (
             f"with K = {K} documents no method reaches {level * 100:g} % in every family of "
-            f"similar {what} (best: {best.method}, {_pct(best.coverage)} in its worst family, "
-            f"{worst_family(estimand, k, best.method, kind)}; "
-            f"{(level - best.coverage) * 100:.1f} points short)"
+            f"similar {what}: {best.method} covered {_pct(best.typical)} on average over "
+            f"{len(families)} families, {_pct(best.coverage)} in its worst "
+            f"({worst_family(estimand, k, best.method, kind)}): "
+            f"{(level - best.coverage) * 100:.1f} points short there"
         )
     return Choice(best.method, best.coverage, k, families, text, n > 0), text
 

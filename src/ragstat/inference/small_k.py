@@ -63,16 +63,20 @@ def small_k_interval(name: str, x: Sample, estimand: str, rng: np.random.Generat
 
 
 def table_candidates(estimand: str, K: int, level: float, kind: str) -> set[str]:
-    """The candidates the built-in table would recommend here (none off its level)."""
+    """The candidates the built-in table would recommend here (none off its level): those
+    ranked above the first built-in method, among all methods and among the
+    range-respecting ones."""
     if table_section(kind) is None or not math.isclose(level, TABLE_LEVEL):
         return set()
     k = nearest_k(K, _ks(kind))
     rows = [r for r in family_rows(estimand, k, kind) if r.method not in NEVER_RECOMMENDED]
-    picks = set()
+    picks: set[str] = set()
     for pool in (rows, [r for r in rows if r.method in BOUNDED_METHODS]):
-        found = pick_row(pool, level)
-        if found is not None:
+        # every candidate ranked above the first built-in method: if the sample leaves one
+        # without an interval, the next in the table's order is computed too
+        while (found := pick_row(pool, level)) is not None and found[0].method in CANDIDATES:
             picks.add(found[0].method)
+            pool = [r for r in pool if r.method != found[0].method]
     return picks & set(SMALL_K_METHODS) & set(CANDIDATES)
 
 
