@@ -223,8 +223,12 @@ def readme_summary() -> str:
                     continue
                 row, reached = found
                 text = f"K = {k} {row.method}"
-                text += " reaches 95 % everywhere" if reached else (
-                    f" {(d.TABLE_LEVEL - row.coverage) * 100:.1f} points short in its worst family"
+                text += (
+                    " reaches 95 % everywhere"
+                    if reached
+                    else (
+                        f" {(d.TABLE_LEVEL - row.coverage) * 100:.1f} points short in its worst family"
+                    )
                 )
                 cov = corpus_coverage(kind, est, k, row.method)
                 if cov:

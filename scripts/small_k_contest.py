@@ -183,7 +183,6 @@ def run_cell(args: tuple) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ragstat import __version__
     from ragstat.inference.names import SMALL_K_METHODS
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -216,9 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     ]  # fmt: skip
     table = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
     families = table.get("families", {})
+    runs = [*table.get("runs", []), {"candidates": list(candidates), "families": names,
+                                     "reps_per_cell": args.reps, "seconds": 0.0}]  # fmt: skip
     with ProcessPoolExecutor(args.workers) as pool:
         for (name, job), got in zip(jobs, pool.map(run_cell, [j for _, j in jobs]), strict=True):
-            fam = families.setdefault(name, {"label": label(name), "census": {}, "by_k": {}})
+            fam = families.setdefault(name, {"census": {}, "by_k": {}})
+            fam["label"] = label(name)
             c = job[0]
             fam["census"] = {"documents": c.M, "queries": int(c.n.sum()), "binary": c.binary,
                              "micro": c.micro, "macro": c.macro}  # fmt: skip
@@ -227,6 +229,14 @@ def main(argv: list[str] | None = None) -> int:
                 cell.setdefault(est, {}).update(rows)
             cell["seconds"] = round(cell.get("seconds", 0.0) + got["seconds"], 1)
             print(f"{name} K={got['k']}: {got['seconds']} s", file=sys.stderr, flush=True)
+            runs[-1]["seconds"] = round(time.perf_counter() - t0, 1)
+            _write(args, runs, families)  # after every cell: an interrupted run keeps its cells
+    return 0
+
+
+def _write(args: argparse.Namespace, runs: list, families: dict) -> None:
+    from ragstat import __version__
+
     table = {
         "ragstat_version": __version__,
         "settings": {
@@ -236,18 +246,13 @@ def main(argv: list[str] | None = None) -> int:
             "synthetic_documents": SYNTHETIC_M, "mean_size": MEAN_SIZE, "kappa": KAPPA,
             "reference": REFERENCE, "script": "scripts/small_k_contest.py",
         },
-        "runs": [*table.get("runs", []), {
-            "candidates": list(candidates), "families": names, "reps_per_cell": args.reps,
-            "seconds": round(time.perf_counter() - t0, 1),
-        }],
+        "runs": runs,
         "families": families,
     }  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp_out = args.out.with_suffix(".json.tmp")
     tmp_out.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp_out.replace(args.out)
-    print(f"wrote {args.out} in {table['runs'][-1]['seconds']} s", file=sys.stderr)
-    return 0
 
 
 if __name__ == "__main__":

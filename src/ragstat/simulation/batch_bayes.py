@@ -82,8 +82,10 @@ def _log_rising(x: np.ndarray, C: np.ndarray) -> np.ndarray:
     of their factors (at most ``_RUN`` of them, far from overflow)."""
     acc = np.zeros_like(x)
     J = C.shape[1]
+    if J == 0:  # every count 0: no factor
+        return acc
     change = np.flatnonzero(np.any(C[:, 1:] != C[:, :-1], axis=0)) + 1
-    starts = sorted({0, *change.tolist(), *range(0, J, _RUN)} - {J}) if J else []
+    starts = sorted({0, *change.tolist(), *range(0, J, _RUN)} - {J})
     P, tmp = np.empty_like(x), np.empty_like(x)
     for j0, j1 in zip(starts, [*starts[1:], J], strict=True):
         np.add(x, float(j0), out=P)
