@@ -125,3 +125,17 @@ def test_simulated_defaults_leave_candidates_out():
     s = rng.integers(0, 5, size=(3, 5)).astype(float)
     out = batch_intervals(n, s, s - s * s / n, binary=True, rng=rng)
     assert not {b.method for b in out} & set(SMALL_K_METHODS)
+
+
+def test_beta_binomial_batch_takes_samples_with_no_successes():
+    """A block whose samples hold no 0/1 success at all (every count zero) has a posterior
+    near 0, as the library's (a regression: the rising-factorial sum had no terms)."""
+    n = np.full((3, 6), 4.0)
+    s = np.zeros((3, 6))
+    out = batch_intervals(n, s, s.copy(), binary=True, methods=["beta_binomial"],
+                          rng=np.random.default_rng(1), bounds=(0.0, 1.0))  # fmt: skip
+    for b in out:
+        assert b.available.all()
+        assert np.all((b.lower >= 0) & (b.lower < 1e-12)) and np.all(
+            (b.upper > 0) & (b.upper < 0.2)
+        )
