@@ -6,14 +6,19 @@ Families (populations a sample of K documents is drawn from, without replacement
   laws, ANEEL REN 1.000 and the built-in demo corpus;
 * synthetic censuses of 2,000 documents spanning the intra-document correlation (ICC
   0.02–0.5), the spread of document sizes (CV 0.2–1.5, mean 8 queries), rates 0.03–0.97,
-  0/1 and continuous scores in [0, 1] (`synthetic_census`).
+  0/1 and continuous scores in [0, 1] (`synthetic_census`);
+* paired differences: the per-query difference hit@1 of BM25 − hit@1 of TF-IDF on the
+  three corpora, known to lie in [−1, 1] (the default for a difference of two scores).
 
 For each family, K in 5, 10, 20, 40, 80, micro and macro: R samples (4,000 by default), every
 method's 95 % interval (999 bootstrap replicates where a method resamples), its coverage of
-the census value with the Monte-Carlo SE sqrt(c(1 − c)/R) (an unavailable interval counts as
-a miss), the share unavailable and the median width relative to the reference interval (CR2
-with Bell–McCaffrey df: cr2_bm for micro, t_rates for macro — the same interval for one
-observation per document). Writes src/ragstat/inference/data/contest_table.json with the
+the census value with the Monte-Carlo SE sqrt(c(1 − c)/R), the share of samples where it
+gives no interval and the median width relative to the reference interval (CR2 with
+Bell–McCaffrey df: cr2_bm for micro, t_rates for macro — the same interval for one
+observation per document). Where a method gives no interval (every sampled document at
+the same rate: all 0 with a rare success, say), ragstat shows Korn–Graubard's instead
+(`inference.defaults`), so ``coverage`` counts that interval there (``coverage_alone``
+counts a miss). Writes src/ragstat/inference/data/contest_table.json with the
 seed, the settings, the ragstat version and the run time; `scripts/make_contest_doc.py`
 renders it into docs/guide/small-k-contest.md.
 
@@ -68,6 +73,9 @@ MICRO = (
 MACRO = ("t_rates", "doc_bootstrap_t", "doc_bootstrap_percentile", "logit", "korn_graubard",
          "wald_iid")  # fmt: skip
 REFERENCE = {"micro": "cr2_bm", "macro": "t_rates"}
+#: The interval shown where a method gives none (available at every rate, 0 and 1 too).
+FALLBACK = "korn_graubard"
+PAIRED = {name: f"{name}-paired" for name in ("planalto-leis", "aneel-ren1000", "demo")}
 BLOCK = 250
 
 
@@ -102,15 +110,24 @@ def synthetic_census(spec: tuple, seed: int):
     return Census(n, s, w, kind == "binary", None, True, (0.0, 1.0))
 
 
-def corpus_census(source: str, tmp: Path):
-    """The census of the BM25 study's hit@1 on one corpus."""
-    from ragstat.simulation import load_census
+def corpus_census(source: str, tmp: Path, paired: bool = False):
+    """The census of the BM25 study's hit@1 on one corpus, or of the per-query difference
+    hit@1 of BM25 − hit@1 of TF-IDF (known in [−1, 1])."""
+    from dataclasses import replace
+
+    from ragstat.records import pair_files
+    from ragstat.simulation import Census, load_census
 
     out = tmp / Path(source).stem
-    cmd = [sys.executable, "-m", "ragstat", "study", source, "--retrievers", "bm25",
-           "--out", str(out), "--quiet"]  # fmt: skip
-    subprocess.run(cmd, check=True)
-    return load_census(out / "records.parquet", score="hit1", system="bm25")
+    if not (out / "records.parquet").is_file():
+        cmd = [sys.executable, "-m", "ragstat", "study", source, "--retrievers", "bm25,tfidf",
+               "--out", str(out), "--quiet"]  # fmt: skip
+        subprocess.run(cmd, check=True)
+    if not paired:
+        return load_census(out / "records.parquet", score="hit1", system="bm25")
+    table = pair_files(out / "records.parquet", systems=("bm25", "tfidf"), score="hit1")
+    stats = replace(table.stats, bounds=(-1.0, 1.0), difference=True)
+    return Census.from_docstats(stats)
 
 
 CORPUS_LABELS = {
@@ -124,6 +141,9 @@ def label(name: str) -> str:
     """A family's name in words."""
     if name in CORPUS_LABELS:
         return CORPUS_LABELS[name]
+    for corpus, paired in PAIRED.items():
+        if name == paired:
+            return CORPUS_LABELS[corpus].replace("BM25 hit@1", "hit@1 of BM25 − TF-IDF")
     kind, icc, cv, mu, sized = SYNTHETIC[name]
     what = "0/1 scores" if kind == "binary" else "continuous scores"
     text = f"{what}, mean {mu:g}, ICC {icc:g}, size CV {cv:g}"
@@ -145,6 +165,8 @@ def run_cell(args: tuple) -> dict:
     from ragstat.simulation.tally import tally
 
     census, k, reps, boot, seed, candidates = args
+    if not census.binary:  # the beta-binomial model is for 0/1 scores only
+        candidates = tuple(c for c in candidates if c != "beta_binomial")
     t0 = time.perf_counter()
     wanted = {"micro": MICRO + candidates, "macro": MACRO + candidates}
     parts: dict[tuple[str, str], list] = {}
@@ -156,20 +178,23 @@ def run_cell(args: tuple) -> dict:
         out = batch_intervals(
             census.n[idx], census.s[idx], census.w[idx], binary=census.binary, level=LEVEL,
             fpc=1.0 - k / census.M, methods=_methods(candidates), bootstrap_reps=boot, rng=rng,
-            bounds=(0.0, 1.0),
+            bounds=census.known_bounds,
         )  # fmt: skip
         for iv in out:
             if iv.method in wanted[iv.estimand]:
                 got = (iv.estimate, iv.lower, iv.upper, iv.available)
                 parts.setdefault((iv.estimand, iv.method), []).append(got)
     cell: dict[str, dict] = {}
-    for (est, method), blocks in parts.items():
-        arrays = [np.concatenate(a) for a in zip(*blocks, strict=True)]
-        cov = tally(k, est, method, targets[est], *arrays)
-        widths = (arrays[2] - arrays[1])[arrays[3]]
+    joined = {key: [np.concatenate(a) for a in zip(*b, strict=True)] for key, b in parts.items()}
+    for (est, method), arrays in joined.items():
+        alone = tally(k, est, method, targets[est], *arrays)
+        shown = _with_fallback(arrays, joined.get((est, FALLBACK)))
+        cov = tally(k, est, method, targets[est], *shown)
+        widths = (shown[2] - shown[1])[shown[3]]
         cell.setdefault(est, {})[method] = {
             "coverage": round(cov.coverage, 5),
             "mc_se": round(cov.coverage_se, 5),
+            "coverage_alone": round(alone.coverage, 5),
             "unavailable": round(1.0 - float(np.mean(arrays[3])), 5),
             "median_width": float(np.median(widths)) if widths.size else None,
         }
@@ -180,6 +205,21 @@ def run_cell(args: tuple) -> dict:
             row["width_vs_reference"] = None if not ref or w is None else round(w / ref, 4)
             row["median_width"] = None if w is None else round(w, 6)
     return {"k": k, "seconds": round(time.perf_counter() - t0, 1), "by_estimand": cell}
+
+
+def _kind(name: str, census) -> str:
+    """The table section a family belongs to: paired, binary or continuous."""
+    if name in PAIRED.values():
+        return "paired"
+    return "binary" if census.binary else "continuous"
+
+
+def _with_fallback(arrays: list, fallback: list | None) -> list:
+    """(estimate, lower, upper, available) with the fallback's interval where there is none."""
+    if fallback is None:
+        return arrays
+    est, lo, hi, ok = arrays
+    return [est, np.where(ok, lo, fallback[1]), np.where(ok, hi, fallback[2]), ok | fallback[3]]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     ks = tuple(int(k) for k in args.ks.split(","))
     candidates = tuple(c for c in args.candidates.split(",") if c)
-    names = list(CORPORA) + list(SYNTHETIC)
+    names = list(CORPORA) + list(SYNTHETIC) + list(PAIRED.values())
     if args.families:
         names = [f for f in names if f in args.families.split(",")]
     t0 = time.perf_counter()
@@ -206,8 +246,11 @@ def main(argv: list[str] | None = None) -> int:
         for i, name in enumerate(names):
             if name in CORPORA:
                 censuses[name] = corpus_census(CORPORA[name], Path(tmp))
-            else:
+            elif name in SYNTHETIC:
                 censuses[name] = synthetic_census(SYNTHETIC[name], args.seed + 1_000 + i)
+            else:
+                corpus = next(c for c, p in PAIRED.items() if p == name)
+                censuses[name] = corpus_census(CORPORA[corpus], Path(tmp), paired=True)
     jobs = [
         (name, (censuses[name], k, args.reps, args.bootstrap_reps,
                 [args.seed, names.index(name), k], candidates))
@@ -223,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             fam["label"] = label(name)
             c = job[0]
             fam["census"] = {"documents": c.M, "queries": int(c.n.sum()), "binary": c.binary,
-                             "micro": c.micro, "macro": c.macro}  # fmt: skip
+                             "micro": c.micro, "macro": c.macro,
+                             "kind": _kind(name, c)}  # fmt: skip
             cell = fam["by_k"].setdefault(str(got["k"]), {})
             for est, rows in got["by_estimand"].items():
                 cell.setdefault(est, {}).update(rows)

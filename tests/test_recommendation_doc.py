@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import json
-from importlib import resources
 from pathlib import Path
 
 from ragstat.inference import defaults as d
@@ -49,14 +47,15 @@ def test_page_states_the_seed_and_the_run_time_of_the_contest():
     assert f"The contest ran in {minutes:.1f} minutes" in text
 
 
-def test_paired_section_keeps_its_own_settings():
-    path = resources.files("ragstat.inference").joinpath("data/coverage_table.json")
-    table = json.loads(path.read_text(encoding="utf-8"))
-    paired = table["paired"]["settings"]
-    assert paired["bounds"] == [-1.0, 1.0] and paired["ks"] == [5, 10, 20, 40, 80]
-    assert paired["reps_per_k"] == 2000 and paired["bootstrap_reps"] == 499
-    assert "15 minutes" in paired["sizing"]
-    for corpus in table["paired"]["corpora"].values():
-        for k in paired["ks"]:
+def test_paired_section_is_the_contest_s_differences():
+    section = d.table_section("paired")
+    assert section is not None
+    assert set(section["corpora"]) == {f"{c}-paired" for c in ("planalto-leis", "aneel-ren1000",
+                                                            "demo")}  # fmt: skip
+    for family in section["corpora"].values():
+        assert family["census"]["kind"] == "paired"
+        for k in section["settings"]["ks"]:
             for est in ("micro", "macro"):
-                assert {"logit", "korn_graubard"} <= set(corpus["by_k"][str(k)][est])
+                cell = family["by_k"][str(k)][est]
+                assert {"logit", "korn_graubard", "wcr", "cr3_bm"} <= set(cell)
+                assert "beta_binomial" not in cell  # a model of 0/1 scores

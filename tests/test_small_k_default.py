@@ -142,3 +142,16 @@ def test_beta_binomial_batch_takes_samples_with_no_successes():
         assert b.available.all() and lib.available
         assert np.allclose(b.lower, lib.lower, atol=0.01)
         assert np.allclose(b.upper, lib.upper, atol=0.02)
+
+
+def test_pick_without_an_interval_on_the_sample_gives_korn_graubard(wcr_first):
+    """Every document at rate 0: the table's picks (wcr, cr3_bm, …) have no interval, and
+    the interval shown is Korn–Graubard's, which the contest counts in their place."""
+    doc = np.repeat([f"d{i:02d}" for i in range(20)], 3)
+    rep = analyze(aggregate_arrays(doc, np.zeros(doc.size)), seed=3, bootstrap_reps=199)
+    for res in rep.estimands.values():
+        assert not res.get("wcr").available
+        assert res.recommended == d.FALLBACK == "korn_graubard"
+        assert res.recommendation_note.startswith("wcr, the default here, gives no interval")
+        iv = res.get("korn_graubard")
+        assert iv.available and iv.lower == 0.0 and 0 < iv.upper < 0.2

@@ -220,6 +220,7 @@ def recommend(
         bounds = (0.0, 1.0)
     known = None if bounds is False or bounds is None else (float(bounds[0]), float(bounds[1]))
     available = {iv.method for iv in intervals if iv.available and not iv.naive}
+    computed = {iv.method for iv in intervals if not iv.naive}
     if known is None or not available - NEVER_RECOMMENDED:
         method = RECOMMENDED.get(estimand)
         why = "the built-in coverage tables cover scores with a known range"
@@ -227,7 +228,7 @@ def recommend(
             why = "none of the computed methods can be recommended"
         return Choice(method, None, None, (), f"the document-level method guide ({why})")
     outside = {iv.method for iv in intervals if iv.outside_range}
-    return default_choice(estimand, K, level, True, available, outside, kind, known)
+    return default_choice(estimand, K, level, True, available, outside, kind, known, computed)
 
 
 def _canonical_order(

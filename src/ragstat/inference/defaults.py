@@ -1,13 +1,12 @@
 """The built-in default interval: coverage measured on similar data, in every family.
 
-Two packaged tables, both written by committed scripts: ``data/contest_table.json``
+One packaged table, written by a committed script: ``data/contest_table.json``
 (``scripts/small_k_contest.py``, the small-K contest) holds the coverage, Monte-Carlo SE
 and median width of every method, the small-K candidates included, at K = 5, 10, 20, 40,
 80 on families of populations — the three built-in corpora' self-retrieval hit@1 and
 synthetic censuses spanning intra-document correlation, document sizes, rates and 0/1 and
-continuous scores; ``data/coverage_table.json`` (``scripts/make_coverage_table.py``) holds
-the ``paired`` section (the per-query difference hit@1 of BM25 − hit@1 of TF-IDF on the
-three corpora, in [−1, 1]). Sections (``SECTIONS``): ``binary`` (a 0/1 score: the corpora
+continuous scores, and the per-query difference hit@1 of BM25 − hit@1 of TF-IDF on the
+three corpora, in [−1, 1]. Sections (``SECTIONS``): ``binary`` (a 0/1 score: the corpora
 and the 0/1 synthetic families), ``continuous`` (a score in a known range that is not 0/1:
 the continuous families) and ``paired`` (a difference of two bounded scores; its corpora
 are its families). docs/recommendation.md writes the rule out with the tables.
@@ -16,9 +15,11 @@ The rule, at the nearest tabulated K: a method reaches nominal in a family when 
 is at least nominal − 2 MC SE there; the default is the narrowest method (mean width relative
 to CR2 over the families) that reaches it in every family; if none does, the method with the
 highest mean coverage over the families, and the output says how far its worst family falls
-short. Naive methods and the
-effective-n diagnostic never. The recommended interval must lie in the known range: when the
-pick leaves it on this sample, the best method that cannot leave it is recommended instead.
+short. Naive methods and the effective-n diagnostic never. Where the pick gives no interval
+on a sample (every document at the same rate), Korn–Graubard's (`FALLBACK`) is shown: the
+contest counts that interval in the pick's place. The recommended interval must lie in the
+known range: when the pick leaves it on this sample, the best method that cannot leave it
+is recommended instead.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ragstat.inference.results import METHODS, NAIVE_METHODS
 
 __all__ = [
     "BOUNDED_METHODS",
+    "FALLBACK",
     "GUIDE",
     "MC_SLACK",
     "NEVER_RECOMMENDED",
@@ -43,7 +45,6 @@ __all__ = [
     "Choice",
     "Row",
     "contest_table",
-    "coverage_table",
     "default_choice",
     "family_rows",
     "pick_row",
@@ -67,6 +68,8 @@ BOUNDED_METHODS = frozenset(
         "beta_binomial",
     }
 )
+#: The interval shown where the table's pick has none on a sample (available at 0 and 1).
+FALLBACK = "korn_graubard"
 #: Seed 000's method guide: the fixed choice outside the table's level.
 GUIDE = {"micro": "cr2_bm", "macro": "t_rates"}
 #: The only level the table was measured at.
@@ -150,24 +153,14 @@ def _typical(r: _Scored) -> float:
     return float(getattr(r, "typical", r.coverage))
 
 
-def _packaged(name: str) -> dict | None:
-    path = resources.files("ragstat.inference").joinpath(f"data/{name}")
+@lru_cache(maxsize=1)
+def contest_table() -> dict | None:
+    """The packaged small-K contest table (read once); None when it is missing, e.g. while
+    ``scripts/small_k_contest.py`` builds it."""
+    path = resources.files("ragstat.inference").joinpath("data/contest_table.json")
     if not path.is_file():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
-
-
-@lru_cache(maxsize=1)
-def coverage_table() -> dict | None:
-    """The packaged paired coverage table (read once); None when it is missing, e.g. while
-    ``scripts/make_coverage_table.py`` builds it."""
-    return _packaged("coverage_table.json")
-
-
-@lru_cache(maxsize=1)
-def contest_table() -> dict | None:
-    """The packaged small-K contest table (read once); None when it is missing."""
-    return _packaged("contest_table.json")
 
 
 def section_of(binary: bool, difference: bool = False) -> str:
@@ -181,19 +174,17 @@ def table_section(kind: str = "binary") -> dict | None:
     """``{"settings", "corpora"}`` of one section (``SECTIONS``; ``rates``, the name of
     older files, means ``binary``): its families under ``corpora``; None when missing."""
     kind = "binary" if kind == "rates" else kind
-    if kind == "paired":
-        table = coverage_table()
-        section = None if table is None else table.get("paired")
-        return section if isinstance(section, dict) and "corpora" in section else None
     contest = contest_table()
     if contest is None:
         return None
     families = {
-        name: fam
-        for name, fam in contest["families"].items()
-        if bool(fam["census"]["binary"]) == (kind == "binary")
+        name: fam for name, fam in contest["families"].items() if _kind(fam["census"]) == kind
     }
     return {"settings": contest["settings"], "corpora": families} if families else None
+
+
+def _kind(census: Mapping) -> str:
+    return str(census.get("kind") or ("binary" if census.get("binary") else "continuous"))
 
 
 def _table(kind: str = "binary") -> dict:
@@ -246,14 +237,32 @@ def _pct(x: float) -> str:
 
 
 def _from_table(
-    estimand: str, K: int, available: set[str], level: float, kind: str = "binary"
+    estimand: str,
+    K: int,
+    available: set[str],
+    level: float,
+    kind: str = "binary",
+    computed: set[str] | None = None,
 ) -> tuple[Choice, str] | None:
-    """The table's pick among ``available`` and the sentence saying how it did."""
+    """The table's pick among ``available`` and the sentence saying how it did.
+
+    With ``computed`` (the methods computed, available on this sample or not): the pick among
+    those; when it has no interval on this sample, `FALLBACK`'s interval, which the contest
+    counts in its place (else the pick among ``available``)."""
     table = _table(kind)
     k = nearest_k(K, table["settings"]["ks"])
     families = tuple(table["corpora"])
     rows = family_rows(estimand, k, kind)
-    found = pick_row([r for r in rows if r.method in available], level)
+    found = pick_row([r for r in rows if r.method in (computed or available)], level)
+    if found is not None and found[0].method not in available:
+        if FALLBACK in available:
+            best = found[0]
+            text = (
+                f"{best.method}, the default here, gives no interval on this sample, so "
+                f"{FALLBACK}'s, which the coverage table counts in its place"
+            )
+            return Choice(FALLBACK, best.coverage, k, families, text, found[1] > 0), text
+        found = pick_row([r for r in rows if r.method in available], level)
     if found is None:
         return None
     best, n = found
@@ -299,8 +308,13 @@ def default_choice(
     outside: Iterable[str] = (),
     kind: str = "binary",
     bounds: tuple[float, float] | None = None,
+    computed: Iterable[str] | None = None,
 ) -> Choice:
     """The default method for ``estimand`` with ``K`` documents among ``available``.
+
+    ``computed``: every method computed on the sample, with or without an interval; the
+    table's pick among them, when it has none here, is replaced by `FALLBACK` (the contest
+    counts that interval in its place).
 
     At 95 % the rule (module doc) on the ``kind`` section of the table (``rates`` for one
     bounded score, ``paired`` for a difference of two); at another level, or without that
@@ -321,7 +335,8 @@ def default_choice(
             return Choice(inside[0], None, None, (), f"{why}; a range-respecting method")
         return Choice(None, None, None, (), "no requested method can be recommended")
     if math.isclose(level, TABLE_LEVEL):
-        first = _from_table(estimand, K, available, level, kind)
+        done = None if computed is None else set(computed) - NEVER_RECOMMENDED
+        first = _from_table(estimand, K, available, level, kind, done)
         choice = None if first is None else first[0]
     else:
         choice = _guide(estimand, available, level)
