@@ -155,3 +155,14 @@ def test_pick_without_an_interval_on_the_sample_gives_korn_graubard(wcr_first):
         assert res.recommendation_note.startswith("wcr, the default here, gives no interval")
         iv = res.get("korn_graubard")
         assert iv.available and iv.lower == 0.0 and 0 < iv.upper < 0.2
+
+
+def test_no_candidate_is_computed_unasked_beyond_the_small_k_range(wcr_first):
+    from ragstat.inference.small_k import MAX_CANDIDATE_K
+
+    assert table_candidates("micro", MAX_CANDIDATE_K, 0.95, "binary")
+    assert table_candidates("micro", MAX_CANDIDATE_K + 1, 0.95, "binary") == set()
+    rep = analyze(_stats(K=MAX_CANDIDATE_K + 1), seed=3, bootstrap_reps=199)
+    for res in rep.estimands.values():
+        assert not {iv.method for iv in res.intervals} & set(SMALL_K_METHODS)
+        assert res.recommended in ("cr2_bm", "t_rates")  # the table's pick among the usual

@@ -32,7 +32,12 @@ from ragstat.inference.names import SMALL_K_METHODS
 from ragstat.inference.results import Interval
 from ragstat.inference.wild import wcr
 
-__all__ = ["CANDIDATES", "small_k_interval", "table_candidates"]
+__all__ = ["CANDIDATES", "MAX_CANDIDATE_K", "small_k_interval", "table_candidates"]
+
+#: Most documents for which the table's candidate picks are computed unasked: the contest
+#: measured K ≤ 80, and some candidates cost B × K (WCR) or B₁ × B₂ × K (the double
+#: bootstrap); beyond, the pick is the table's among the usual methods.
+MAX_CANDIDATE_K = 200
 
 _NOT_BINARY = "the beta-binomial model is for 0/1 scores"
 
@@ -67,6 +72,8 @@ def table_candidates(estimand: str, K: int, level: float, kind: str) -> set[str]
     ranked above the first built-in method, among all methods and among the
     range-respecting ones."""
     if table_section(kind) is None or not math.isclose(level, TABLE_LEVEL):
+        return set()
+    if K > MAX_CANDIDATE_K:
         return set()
     k = nearest_k(K, _ks(kind))
     rows = [r for r in family_rows(estimand, k, kind) if r.method not in NEVER_RECOMMENDED]
