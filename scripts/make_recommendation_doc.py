@@ -204,46 +204,58 @@ SMALL_KS = (10, 20, 40)
 
 
 def corpus_coverage(kind: str, est: str, k: int, method: str) -> list[float]:
-    """The method's coverage on each built-in corpus present in the section."""
+    """The method's coverage on each built-in corpus of the section (none for continuous)."""
     from ragstat.inference import defaults as d
 
-    section = d.table_section(kind) or {"corpora": {}}
-    fams = section["corpora"]
-    return [fams[c]["by_k"][str(k)][est][method]["coverage"] for c in CORPORA if c in fams]
+    names = {"binary": CORPORA, "paired": tuple(f"{c}-paired" for c in CORPORA)}.get(kind, ())
+    fams = (d.table_section(kind) or {"corpora": {}})["corpora"]
+    return [fams[c]["by_k"][str(k)][est][method]["coverage"] for c in names if c in fams]
 
 
-def readme_summary() -> str:
-    """The README's paragraph on small K, from the same tables (tests compare)."""
+README = ROOT / "README.md"
+README_MARKERS = ("<!-- small-k-summary: start -->", "<!-- small-k-summary: end -->")
+
+
+def _pick_text(kind: str, est: str, k: int) -> str:
     from ragstat.inference import defaults as d
 
-    parts = []
-    for kind, words in (("binary", "0/1 scores"), ("continuous", "continuous scores")):
+    found = d.pick_row(d.family_rows(est, k, kind), d.TABLE_LEVEL)
+    if found is None:
+        return f"K = {k}: none"
+    row, reached = found
+    how = "95 % in every family" if reached else (
+        f"{(d.TABLE_LEVEL - row.coverage) * 100:.1f} points short in its worst family"
+    )  # fmt: skip
+    cov = corpus_coverage(kind, est, k, row.method)
+    lo, hi = (f"{min(cov) * 100:.0f}", f"{max(cov) * 100:.0f}") if cov else ("", "")
+    where = f", {lo if lo == hi else f'{lo}–{hi}'} % on the corpora" if cov else ""
+    return f"K = {k}: `{row.method}` ({how}{where})"
+
+
+def readme_block() -> str:
+    """The README's lines on few documents, from the same table (tests compare)."""
+    words = {"binary": "0/1 scores", "continuous": "continuous scores", "paired": "differences"}
+    lines = [
+        README_MARKERS[0],
+        "**Few documents.** The default interval is the winner of a contest of every method "
+        "on 3 corpora and 8 synthetic populations, 4,000 samples per cell "
+        "([Methods](docs/recommendation.md)); every output says how far it falls short at "
+        "your K:",
+        "",
+    ]
+    for kind in ("binary", "continuous", "paired"):
         for est in ("micro", "macro"):
-            cells = []
-            for k in SMALL_KS:
-                found = d.pick_row(d.family_rows(est, k, kind), d.TABLE_LEVEL)
-                if found is None:
-                    continue
-                row, reached = found
-                text = f"K = {k} {row.method}"
-                text += (
-                    " reaches 95 % everywhere"
-                    if reached
-                    else (
-                        f" {(d.TABLE_LEVEL - row.coverage) * 100:.1f} points short in its worst family"
-                    )
-                )
-                cov = corpus_coverage(kind, est, k, row.method)
-                if cov:
-                    text += f" ({min(cov) * 100:.1f}–{max(cov) * 100:.1f} % on the corpora)"
-                cells.append(text)
-            parts.append(f"{words}, {est}: " + "; ".join(cells))
-    return (
-        "**Few documents.** The default interval is chosen by a contest of every method on "
-        "3 corpora and 8 synthetic populations (4,000 samples per cell; "
-        "[Methods](docs/recommendation.md)). " + ". ".join(parts) + ". Every output names "
-        "the shortfall at your K."
-    )
+            cells = "; ".join(_pick_text(kind, est, k) for k in SMALL_KS)
+            lines.append(f"- {words[kind]}, {est}: {cells}")
+    return "\n".join([*lines, README_MARKERS[1]])
+
+
+def readme_with_block(text: str) -> str:
+    """``text`` (the README) with its small-K block replaced by `readme_block`."""
+    start, end = README_MARKERS
+    head, rest = text.split(start, 1)
+    _old, tail = rest.split(end, 1)
+    return head + readme_block() + tail
 
 
 def render() -> str:
@@ -265,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)
     args.out.write_text(render(), encoding="utf-8")
-    print(f"wrote {args.out}", file=sys.stderr)
+    README.write_text(readme_with_block(README.read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"wrote {args.out} and the small-K block of {README.name}", file=sys.stderr)
     return 0
 
 

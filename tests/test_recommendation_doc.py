@@ -59,3 +59,10 @@ def test_paired_section_is_the_contest_s_differences():
                 cell = family["by_k"][str(k)][est]
                 assert {"logit", "korn_graubard", "wcr", "cr3_bm"} <= set(cell)
                 assert "beta_binomial" not in cell  # a model of 0/1 scores
+
+
+def test_readme_states_the_small_k_defaults_from_the_table():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert _script().readme_block() in text, (
+        "README's small-K block is stale: run python scripts/make_recommendation_doc.py"
+    )

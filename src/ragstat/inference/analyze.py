@@ -209,8 +209,9 @@ def recommend(
     """The built-in default among the computed, available intervals (docs/recommendation.md).
 
     No method with K ≤ 3 documents. Scores with known ``bounds`` (``True``: [0, 1]): the
-    coverage table's pick — the rate table for one score, the paired table for a
-    difference of two (``kind="paired"``) — never one whose interval leaves the range.
+    small-K contest's pick on the section of ``kind`` (binary, continuous or paired), Korn–
+    Graubard where the pick has no interval on the sample, never one whose interval leaves
+    the range.
     Scores without known bounds: the document-level method guide, whose coverage the
     table does not describe.
     """

@@ -200,7 +200,7 @@ def compare(
     ``bounds``: the range of the difference, [a_lo − b_hi, a_hi − b_lo] for A and B known
     in [a_lo, a_hi] and [b_lo, b_hi] (``records.difference_range``; [−1, 1] for two rates);
     every interval is then flagged against it, the range-respecting methods (logit,
-    Korn–Graubard) are computed on it, and the recommendation (the paired coverage table)
+    Korn–Graubard) are computed on it, and the recommendation (the contest's paired section)
     never leaves it. Without it (and without ``diff.bounds``) nothing is known about the
     range and the range-respecting methods are not computed. ``options`` go to `analyze`
     (level, methods, population, bootstrap_reps, query_scores) or, for non-SRS designs, to
