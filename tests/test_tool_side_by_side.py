@@ -234,7 +234,8 @@ def test_compare_sets_each_systems_aggregate_and_the_difference():
     assert diff.kind == "difference" and diff.tool_value == va - vb
     assert abs(diff.estimate - diff.tool_value) <= 1e-12  # paired over the same 12 items
     assert diff.tool_se == pytest.approx(math.sqrt(se_a**2 + se_b**2), rel=1e-15)
-    assert diff.se == _interval(result.report, "cr2_bm")["se"]
+    recommended = result.report.estimands["micro"].recommended
+    assert diff.se == _interval(result.report, recommended)["se"]
     assert "as ragstat's paired estimate" in diff.sentence
     assert f"({se_a:.4g}, {se_b:.4g})" in diff.sentence and f"{diff.tool_se:.4g}" in diff.sentence
 
